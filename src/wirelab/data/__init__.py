@@ -1,0 +1,26 @@
+"""Data layer: checksummed downloads, an offline data directory, MNIST and connectomes.
+
+See `wirelab.data.paths` for where files are looked for, `wirelab.data.registry` for what is
+known, `wirelab.data.download` for how files arrive.
+"""
+
+from wirelab.data.connectome import Connectome, load_larva
+from wirelab.data.download import fetch, verify
+from wirelab.data.mnist import load_mnist, read_idx
+from wirelab.data.paths import cache_dir, data_dir
+from wirelab.data.registry import DATASETS, Dataset, RemoteFile, get_dataset
+
+__all__ = [
+    "DATASETS",
+    "Connectome",
+    "Dataset",
+    "RemoteFile",
+    "cache_dir",
+    "data_dir",
+    "fetch",
+    "get_dataset",
+    "load_larva",
+    "load_mnist",
+    "read_idx",
+    "verify",
+]

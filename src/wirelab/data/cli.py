@@ -1,0 +1,98 @@
+"""``wirelab data``: fetch, verify, info, list."""
+
+from __future__ import annotations
+
+import json
+
+import click
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from wirelab.data.download import fetch, verify
+from wirelab.data.paths import cache_dir, data_dir
+from wirelab.data.registry import DATASETS, get_dataset
+
+_NAMES = [*sorted(DATASETS), "all"]
+
+
+def _selected(name: str | None) -> list[str]:
+    return sorted(DATASETS) if name in (None, "all") else [get_dataset(name).name]
+
+
+@click.group(name="data")
+def group() -> None:
+    """Fetch, verify and describe datasets.
+
+    Offline copies are read from $WIRELAB_DATA_DIR; downloads go to $WIRELAB_CACHE.
+    """
+
+
+@group.command("list")
+def list_cmd() -> None:
+    """List known datasets and where their files are looked for."""
+    table = Table("dataset", "files", "description")
+    for d in DATASETS.values():
+        table.add_row(d.name, "\n".join(f.path for f in d.files), d.description)
+    console = Console()
+    console.print(table)
+    console.print(f"data dir: {data_dir() or '(WIRELAB_DATA_DIR not set)'}   cache: {cache_dir()}")
+
+
+@group.command("fetch")
+@click.argument("name", type=click.Choice(_NAMES))
+def fetch_cmd(name: str) -> None:
+    """Download NAME into the cache (or find it in $WIRELAB_DATA_DIR) and verify it."""
+    for ds in _selected(name):
+        for f in DATASETS[ds].files:
+            path = fetch(f)
+            click.echo(f"ok  {f.path}  {path}")
+
+
+@group.command("verify")
+@click.argument("name", type=click.Choice(_NAMES), required=False)
+def verify_cmd(name: str | None) -> None:
+    """Check SHA-256 of every local copy; corrupt cached copies are deleted. Exit 1 on failure."""
+    failed = 0
+    for ds in _selected(name):
+        for f in DATASETS[ds].files:
+            for st in verify(f):
+                if st.ok:
+                    click.echo(f"ok      {f.path}  {st.location}")
+                else:
+                    failed += 1
+                    click.echo(f"FAILED  {f.path}  {st.message}", err=True)
+    if failed:
+        raise click.exceptions.Exit(1)
+
+
+@group.command("info")
+@click.argument("name", type=click.Choice(sorted(DATASETS)))
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def info_cmd(name: str, as_json: bool) -> None:
+    """Describe dataset NAME from its real files (counts, shapes, populations)."""
+    if name == "mnist":
+        from wirelab.data.mnist import mnist_info
+
+        info: dict[str, object] = mnist_info()
+    else:
+        from wirelab.data.connectome import load_larva
+
+        info = load_larva().summary()
+    if as_json:
+        click.echo(json.dumps(info))
+        return
+    console = Console()
+    table = Table("field", "value", title=f"dataset {name}")
+    for key, value in info.items():
+        if key == "populations" and isinstance(value, dict):
+            continue
+        text = json.dumps(value) if isinstance(value, (dict, list)) else str(value)
+        table.add_row(key, escape(text))
+    console.print(table)
+    pops = info.get("populations")
+    if isinstance(pops, dict):
+        pt = Table("cell type", "left", "right", title="populations")
+        for ct, sides in pops.items():
+            pt.add_row(ct, str(sides["left"]), str(sides["right"]))
+        console.print(pt)

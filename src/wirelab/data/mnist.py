@@ -1,0 +1,112 @@
+"""MNIST from the four standard IDX files (gzip or raw).
+
+IDX layout (LeCun et al.): a 4-byte big-endian magic ``0x0000TTDD`` (TT = 0x08 for unsigned bytes,
+DD = number of dimensions), DD big-endian uint32 sizes, then the data in C order.
+Images: magic 0x00000803, shape (N, 28, 28); labels: magic 0x00000801, shape (N,).
+"""
+
+from __future__ import annotations
+
+import gzip
+import struct
+import zlib
+from pathlib import Path
+from typing import Literal
+
+import numpy as np
+
+from wirelab.data.download import fetch
+from wirelab.data.registry import MNIST, RemoteFile
+from wirelab.errors import CorruptDataError, UsageError
+
+Split = Literal["train", "test"]
+_FILES = {
+    "train": ("train-images-idx3-ubyte.gz", "train-labels-idx1-ubyte.gz"),
+    "test": ("t10k-images-idx3-ubyte.gz", "t10k-labels-idx1-ubyte.gz"),
+}
+_EXPECTED = {"train": 60000, "test": 10000}
+
+
+def _read_bytes(path: Path) -> bytes:
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(2)
+        if head == b"\x1f\x8b":
+            with gzip.open(path, "rb") as gz:
+                return gz.read()
+        return path.read_bytes()
+    except (EOFError, OSError, zlib.error) as exc:
+        raise CorruptDataError(f"{path}: cannot read ({exc})") from exc
+
+
+def parse_idx(data: bytes, name: str = "<bytes>") -> np.ndarray:
+    """Parse IDX bytes of unsigned bytes into an array, validating magic number and length."""
+    if len(data) < 4:
+        raise CorruptDataError(f"{name}: {len(data)} bytes is too short for an IDX header")
+    zero, dtype_code, ndim = struct.unpack(">HBB", data[:4])
+    if zero != 0 or dtype_code != 0x08 or ndim not in (1, 3):
+        raise CorruptDataError(
+            f"{name}: bad IDX magic number 0x{data[:4].hex()} (expected 00000801 or 00000803)"
+        )
+    header = 4 + 4 * ndim
+    if len(data) < header:
+        raise CorruptDataError(f"{name}: truncated IDX header")
+    shape = struct.unpack(f">{ndim}I", data[4:header])
+    expected = header + int(np.prod(shape))
+    if len(data) != expected:
+        raise CorruptDataError(
+            f"{name}: IDX header promises shape {shape} ({expected} bytes) but the file has "
+            f"{len(data)} bytes"
+        )
+    return np.frombuffer(data, dtype=np.uint8, offset=header).reshape(shape)
+
+
+def read_idx(path: str | Path) -> np.ndarray:
+    """Read an IDX file (gzip-compressed or raw) of unsigned bytes."""
+    path = Path(path)
+    return parse_idx(_read_bytes(path), str(path))
+
+
+def _remote(name: str) -> RemoteFile:
+    return next(f for f in MNIST.files if f.name == name)
+
+
+def load_mnist(
+    split: Split = "train", *, allow_download: bool = True
+) -> tuple[np.ndarray, np.ndarray]:
+    """Images ``(N, 28, 28)`` uint8 and labels ``(N,)`` uint8 of the ``train`` or ``test`` split."""
+    if split not in _FILES:
+        raise UsageError(f"unknown MNIST split {split!r}; use 'train' or 'test'")
+    img_name, lab_name = _FILES[split]
+    images = read_idx(fetch(_remote(img_name), allow_download=allow_download))
+    labels = read_idx(fetch(_remote(lab_name), allow_download=allow_download))
+    if images.ndim != 3 or images.shape[1:] != (28, 28):
+        raise CorruptDataError(
+            f"MNIST {split} images have shape {images.shape}, expected (N, 28, 28)"
+        )
+    if labels.ndim != 1 or labels.shape[0] != images.shape[0]:
+        raise CorruptDataError(
+            f"MNIST {split}: {labels.shape[0]} labels for {images.shape[0]} images"
+        )
+    if labels.max(initial=0) > 9:
+        raise CorruptDataError(f"MNIST {split}: label {int(labels.max())} is not a digit")
+    if images.shape[0] != _EXPECTED[split]:
+        raise CorruptDataError(
+            f"MNIST {split} has {images.shape[0]} images, expected {_EXPECTED[split]}"
+        )
+    return images, labels
+
+
+def mnist_info() -> dict[str, object]:
+    """Counts read from the real files: ``train``, ``test``, ``shape``, ``classes``."""
+    train_x, train_y = load_mnist("train")
+    test_x, test_y = load_mnist("test")
+    return {
+        "name": "mnist",
+        "train": int(train_x.shape[0]),
+        "test": int(test_x.shape[0]),
+        "shape": [int(s) for s in train_x.shape[1:]],
+        "classes": int(len(np.unique(np.concatenate([train_y, test_y])))),
+        "dtype": str(train_x.dtype),
+        "train_class_counts": np.bincount(train_y, minlength=10).tolist(),
+    }
