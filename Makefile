@@ -6,8 +6,8 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 TORCH ?= torch==2.13.0
 EXTRAS ?= fly,dev
-STAMP := $(VENV)/.installed-$(subst $(comma),-,$(EXTRAS))
 comma := ,
+STAMP := $(VENV)/.installed-$(subst $(comma),-,$(EXTRAS))
 
 .PHONY: tour test check lint typecheck bench sysdeps install clean
 
