@@ -1,0 +1,5 @@
+"""The report: one self-contained HTML page built from result directories only.
+
+`wirelab.report.html.write_report` builds the page; `wirelab.report.browser.check_page` opens it in
+headless Chromium and reports console errors, unloaded images and videos, and takes screenshots.
+"""

@@ -1,0 +1,73 @@
+"""``wirelab report DIR... --out PAGE.html``: one HTML page from result directories."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+
+@click.command("report")
+@click.argument("dirs", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option(
+    "--out",
+    "-o",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=Path("report.html"),
+    show_default=True,
+    help="The HTML page to write.",
+)
+@click.option("--title", default="wirelab report", show_default=True, help="Page title.")
+@click.option(
+    "--max-rows",
+    type=click.IntRange(1),
+    default=25,
+    show_default=True,
+    help="Rows shown per metrics table; longer tables are cut with a note.",
+)
+@click.option(
+    "--max-embed-mb",
+    type=click.FloatRange(0, min_open=True),
+    default=25.0,
+    show_default=True,
+    help="Plots and videos larger than this are linked instead of embedded.",
+)
+@click.option(
+    "--screenshot",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Also open the page in headless Chromium, save a PNG of its top and fail (exit 1) "
+    "on console errors or images that do not load.",
+)
+def command(
+    dirs: tuple[Path, ...],
+    out: Path,
+    title: str,
+    max_rows: int,
+    max_embed_mb: float,
+    screenshot: Path | None,
+) -> None:
+    """Build one self-contained HTML page from result directories.
+
+    Each DIR is a result directory (holding config.json / metrics.json) or a directory searched
+    recursively for them. Plots are embedded, videos embedded or linked, metrics shown as tables,
+    with the command and config of every run.
+    """
+    from wirelab.report.html import write_runs
+    from wirelab.report.runs import load_runs
+
+    runs = load_runs(dirs)  # raises UsageError when nothing is found
+    page = write_runs(
+        runs, out, title=title, max_rows=max_rows, max_embed_bytes=int(max_embed_mb * 2**20)
+    )
+    broken = [r.name for r in runs if r.status == "broken"]
+    click.echo(f"{len(runs)} runs -> {page} ({page.stat().st_size / 2**20:.1f} MB)")
+    if broken:
+        click.echo(f"broken runs (shown with the reason): {', '.join(broken)}", err=True)
+    if screenshot is not None:
+        from wirelab.report.browser import BrowserError, check_page
+
+        check = check_page(page, screenshot=screenshot)
+        click.echo(f"screenshot -> {screenshot}")
+        if not check.ok:
+            raise BrowserError("the page has problems in Chromium: " + "; ".join(check.problems()))

@@ -1,0 +1,179 @@
+"""Find result directories and read each into a `Run` without ever crashing on a bad one.
+
+A result directory (see `wirelab.results`) holds ``config.json`` and, once finished,
+``metrics.json``, plus plots and artifacts. A directory given on the command line may be a result
+directory itself, its ``metrics.json``/``config.json``, or any parent: result directories below it
+are found recursively (a result directory may contain further result directories).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from wirelab.errors import UsageError
+
+MARKERS = ("config.json", "metrics.json")
+IMAGE_SUFFIXES = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg",
+                  ".gif": "image/gif", ".svg": "image/svg+xml"}  # fmt: skip
+VIDEO_SUFFIXES = {".mp4": "video/mp4", ".webm": "video/webm"}
+# systems in page order; ``connectome`` commands belong to the reservoir system
+SYSTEMS = ("data", "reservoir", "fly", "logic", "attention", "sweep", "other")
+ALIASES = {"connectome": "reservoir"}
+
+
+def is_result_dir(path: Path) -> bool:
+    return any((path / m).is_file() for m in MARKERS)
+
+
+def find_result_dirs(paths: Iterable[str | Path]) -> list[Path]:
+    """Result directories named by, or found below, ``paths`` (sorted, without duplicates).
+
+    Raises `UsageError` for a path that does not exist or when no result directory is found.
+    """
+    found: set[Path] = set()
+    given = [Path(p) for p in paths]
+    for p in given:
+        if not p.exists():
+            raise UsageError(f"{p} does not exist")
+        if p.is_file():
+            if p.name not in MARKERS:
+                raise UsageError(f"{p} is neither a result directory nor its metrics.json")
+            found.add(p.parent.resolve())
+            continue
+        if is_result_dir(p):
+            found.add(p.resolve())
+        for root, dirs, files in os.walk(p):
+            dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+            if any(m in files for m in MARKERS):
+                found.add(Path(root).resolve())
+    if not found:
+        names = ", ".join(str(p) for p in given) or "(none given)"
+        raise UsageError(f"no result directories (with config.json or metrics.json) in {names}")
+    return sorted(found)
+
+
+def infer_system(command: str, path: Path) -> str:
+    """The system a run belongs to, from its command (``wirelab fly run``) or else its path."""
+    for word in re.findall(r"[a-z]+", command.lower()):
+        word = ALIASES.get(word, word)
+        if word in SYSTEMS and word != "other":
+            return word
+    for part in reversed(path.parts):
+        part = ALIASES.get(part.lower(), part.lower())
+        if part in SYSTEMS:
+            return part
+    return "other"
+
+
+@dataclass
+class Run:
+    """One result directory as read from disk; ``problems`` says what could not be read."""
+
+    path: Path
+    name: str = ""
+    system: str = "other"
+    status: str = "complete"  # complete | incomplete | broken
+    config: dict[str, Any] = field(default_factory=dict)
+    metrics: Any = None
+    problems: list[str] = field(default_factory=list)
+    images: list[Path] = field(default_factory=list)
+    videos: list[Path] = field(default_factory=list)
+    files: list[Path] = field(default_factory=list)
+
+    @property
+    def command(self) -> str:
+        return str(self.config.get("command", ""))
+
+    @property
+    def anchor(self) -> str:
+        slug = re.sub(r"[^a-z0-9]+", "-", self.name.lower()).strip("-")
+        return f"run-{slug or 'root'}"
+
+
+def _read_json(path: Path) -> tuple[Any, str | None]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        return None, f"{path.name} could not be read: {exc}"
+    try:
+        return json.loads(text), None
+    except json.JSONDecodeError as exc:
+        return None, f"{path.name} is not valid JSON: {exc}"
+
+
+def _own_files(path: Path) -> list[Path]:
+    """Files of this run: below ``path`` but not inside a nested result directory."""
+    out: list[Path] = []
+    for root, dirs, files in os.walk(path):
+        here = Path(root)
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and not is_result_dir(here / d))
+        out += [here / f for f in sorted(files) if not f.startswith(".")]
+    return out
+
+
+def load_run(path: Path, name: str = "") -> Run:
+    """Read one result directory; malformed JSON marks the run broken instead of raising."""
+    run = Run(path=path, name=name or path.name)
+    config_path, metrics_path = path / "config.json", path / "metrics.json"
+    if config_path.is_file():
+        config, err = _read_json(config_path)
+        if err:
+            run.problems.append(err)
+        elif not isinstance(config, dict):
+            run.problems.append("config.json is not a JSON object")
+        else:
+            run.config = config
+    else:
+        run.problems.append("no config.json: the command that made this run is unknown")
+    if metrics_path.is_file():
+        run.metrics, err = _read_json(metrics_path)
+        if err:
+            run.problems.append(err)
+    else:
+        run.status = "incomplete"
+        run.problems.append("no metrics.json: the run did not finish")
+    if any("JSON" in p or "could not be read" in p for p in run.problems):
+        run.status = "broken"
+    for f in _own_files(path):
+        if f.name in MARKERS:
+            continue
+        suffix = f.suffix.lower()
+        if suffix in IMAGE_SUFFIXES:
+            run.images.append(f)
+        elif suffix in VIDEO_SUFFIXES:
+            run.videos.append(f)
+        else:
+            run.files.append(f)
+    run.system = infer_system(run.command, path)
+    return run
+
+
+def _common_root(paths: list[Path]) -> Path:
+    """The deepest directory above all runs that is not itself a run (names runs by path)."""
+    root = Path(os.path.commonpath([str(p) for p in paths]))
+    return root.parent if root in paths else root
+
+
+def load_runs(paths: Iterable[str | Path]) -> list[Run]:
+    """`find_result_dirs` then `load_run` each, named by their path below the common root."""
+    dirs = find_result_dirs(paths)
+    root = _common_root(dirs)
+    runs = []
+    for d in dirs:
+        runs.append(load_run(d, name=d.relative_to(root).as_posix()))
+    order = {s: i for i, s in enumerate(SYSTEMS)}
+    runs.sort(key=lambda r: (order.get(r.system, len(SYSTEMS)), r.name))
+    # anchors must be unique even if two names differ only in punctuation
+    seen: dict[str, int] = {}
+    for r in runs:
+        n = seen.get(r.anchor, 0)
+        seen[r.anchor] = n + 1
+        if n:
+            r.name = f"{r.name} ({n + 1})"
+    return runs

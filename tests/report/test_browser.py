@@ -1,0 +1,76 @@
+"""The page in a real browser: headless Chromium (Debian's ``chromium``) over DevTools.
+
+Checks that the page logs no console error, that every section is there, that every image and
+video loaded, and saves a screenshot; and that the checker does catch a broken page.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.report.conftest import make_runs
+from wirelab.report.browser import check_page, find_chromium
+from wirelab.report.html import write_report
+from wirelab.report.runs import load_runs
+
+pytestmark = pytest.mark.skipif(
+    find_chromium() is None,
+    reason="chromium not found: apt-get install chromium (or set WIRELAB_CHROMIUM)",
+)
+
+
+def _mp4(path: Path) -> bool:
+    """Write a short real H.264 clip with imageio-ffmpeg (the fly extra); False if missing."""
+    try:
+        import imageio.v2 as imageio
+        import numpy as np
+    except ImportError:
+        return False
+    frames = [np.full((48, 64, 3), 10 * i, np.uint8) for i in range(12)]
+    try:
+        imageio.mimwrite(path, frames, fps=12)  # type: ignore[arg-type]
+    except Exception:  # no ffmpeg backend
+        return False
+    return path.stat().st_size > 0
+
+
+def test_report_page_in_chromium(tmp_path: Path) -> None:
+    make_runs(tmp_path / "runs")
+    has_video = _mp4(tmp_path / "runs" / "logic" / "train" / "clip.mp4")
+    page = write_report([tmp_path / "runs"], tmp_path / "report.html")
+    shot = tmp_path / "report.png"
+    check = check_page(page, screenshot=shot, width=1280, height=900)
+    assert check.console_errors == []
+    assert check.title == "wirelab report"
+    runs = load_runs([tmp_path / "runs"])
+    expected = {"summary"} | {f"system-{r.system}" for r in runs} | {r.anchor for r in runs}
+    assert set(check.sections) == expected
+    assert len(check.images) == 3
+    assert all(im["naturalWidth"] > 0 and im["complete"] for im in check.images)
+    if has_video:
+        (video,) = check.videos
+        assert video["readyState"] >= 1 and video["videoWidth"] == 64
+    assert check.ok, check.problems()
+    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    from PIL import Image
+
+    assert Image.open(shot).size == (1280, 900)
+
+
+def test_checker_catches_errors_and_broken_images(tmp_path: Path) -> None:
+    page = tmp_path / "bad.html"
+    page.write_text(
+        '<!DOCTYPE html><html><head><meta charset="utf-8"><title>bad</title></head><body>'
+        '<section id="s"></section><img alt="gone" src="gone.png">'
+        '<script>console.error("boom"); notDefined();</script></body></html>'
+    )
+    check = check_page(page)
+    assert not check.ok
+    text = " | ".join(check.console_errors)
+    assert "console.error: boom" in text
+    assert "notDefined is not defined" in text
+    assert "gone.png" in text  # the failed load is logged by the browser
+    assert [im["alt"] for im in check.broken_images] == ["gone"]
+    assert check.sections == ["s"]
