@@ -74,3 +74,30 @@ def test_checker_catches_errors_and_broken_images(tmp_path: Path) -> None:
     assert "gone.png" in text  # the failed load is logged by the browser
     assert [im["alt"] for im in check.broken_images] == ["gone"]
     assert check.sections == ["s"]
+
+
+def test_report_cli_screenshot(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    make_runs(tmp_path / "runs")
+    out, shot = tmp_path / "page.html", tmp_path / "shot.png"
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "wirelab.cli",
+            "report",
+            str(tmp_path / "runs"),
+            "--out",
+            str(out),
+            "--screenshot",
+            str(shot),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert r.returncode == 0, r.stderr
+    assert f"screenshot -> {shot}" in r.stdout
+    assert shot.read_bytes()[:4] == b"\x89PNG"
