@@ -1,0 +1,183 @@
+"""A grid file (TOML) and its expansion into points.
+
+.. code-block:: toml
+
+    [sweep]
+    command = "wirelab logic train"   # any command that takes --out DIR and writes a result dir
+    metric = "test_accuracy"           # the metric the summary plot shows (optional)
+    retries = 1                        # extra attempts for a failing point (default 1)
+
+    [fixed]                            # passed to every point as --key value
+    dataset = "mnist"
+    classes = "0,1"
+
+    [vary]                             # the cartesian product of these
+    dense = [[64, 64], [256, 256]]     # a list value is passed comma-joined: --dense 64,64
+    seed = { range = [0, 3] }          # 0, 1, 2 (Python range: start, stop[, step])
+    tau = { linspace = [10, 30, 3] }   # 10.0, 20.0, 30.0
+    lr = 0.01                          # a scalar is one value
+
+Keys become options with underscores turned into dashes (``batch_size`` -> ``--batch-size``);
+``true`` passes a bare flag, ``false`` leaves it out. A point is named by a hash of its
+parameters, the command and the fixed options (`wirelab.sweep.sweep.point_dir_id`), so adding
+values to the grid keeps the points that did not change, and their results.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import shlex
+import sys
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from wirelab.errors import UsageError
+
+Scalar = bool | int | float | str
+
+
+@dataclass(frozen=True)
+class Point:
+    """One experiment of the grid: its index in expansion order and its varied parameters."""
+
+    index: int
+    params: dict[str, Any]
+
+
+@dataclass
+class Grid:
+    command: str
+    fixed: dict[str, Any] = field(default_factory=dict)
+    vary: dict[str, list[Any]] = field(default_factory=dict)
+    metric: str | None = None
+    retries: int = 1
+    source: str = ""
+
+    def points(self) -> list[Point]:
+        """The cartesian product of ``vary`` in file order (the last key varies fastest)."""
+        keys = list(self.vary)
+        combos = itertools.product(*(self.vary[k] for k in keys))
+        return [Point(i, dict(zip(keys, c, strict=True))) for i, c in enumerate(combos)]
+
+    def argv_before_out(self, point: Point) -> list[str]:
+        """The command line of one point; the backend appends ``--out DIR``."""
+        return command_argv(self.command) + options({**self.fixed, **point.params})
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "command": self.command,
+            "fixed": self.fixed,
+            "vary": self.vary,
+            "metric": self.metric,
+            "retries": self.retries,
+        }
+
+
+def command_argv(command: str) -> list[str]:
+    """Split ``command``; a leading ``wirelab`` or ``python`` runs this very interpreter."""
+    argv = shlex.split(command)
+    if not argv:
+        raise UsageError("the grid's command is empty")
+    if argv[0] == "wirelab":
+        return [sys.executable, "-m", "wirelab.cli", *argv[1:]]
+    if argv[0] in ("python", "python3"):
+        return [sys.executable, *argv[1:]]
+    return argv
+
+
+def option_value(value: Any) -> str:
+    if isinstance(value, list):
+        return ",".join(option_value(v) for v in value)
+    if isinstance(value, float) and value == int(value) and abs(value) < 1e15:
+        return repr(value)
+    return str(value)
+
+
+def options(params: dict[str, Any]) -> list[str]:
+    out: list[str] = []
+    for key, value in params.items():
+        flag = "--" + key.replace("_", "-")
+        if value is True:
+            out.append(flag)
+        elif value is False or value is None:
+            continue
+        else:
+            out += [flag, option_value(value)]
+    return out
+
+
+def _values(key: str, spec: Any) -> list[Any]:
+    """A ``[vary]`` entry -> its list of values."""
+    if isinstance(spec, list):
+        if not spec:
+            raise UsageError(f"vary.{key} is an empty list")
+        return list(spec)
+    if isinstance(spec, dict):
+        if set(spec) == {"range"} and isinstance(spec["range"], list):
+            args = spec["range"]
+            if not (1 <= len(args) <= 3 and all(isinstance(a, int) for a in args)):
+                raise UsageError(f"vary.{key}.range takes 1-3 integers, got {args}")
+            values: list[Any] = list(range(*args))
+        elif set(spec) == {"linspace"} and isinstance(spec["linspace"], list):
+            args = spec["linspace"]
+            if len(args) != 3 or not isinstance(args[2], int) or args[2] < 1:
+                raise UsageError(f"vary.{key}.linspace takes [start, stop, count], got {args}")
+            values = [round(float(v), 12) for v in np.linspace(args[0], args[1], args[2])]
+        else:
+            raise UsageError(f"vary.{key}: use a list, {{range = [...]}} or {{linspace = [...]}}")
+        if not values:
+            raise UsageError(f"vary.{key} gives no values")
+        return values
+    return [spec]
+
+
+def parse_grid(doc: dict[str, Any], source: str = "") -> Grid:
+    unknown = set(doc) - {"sweep", "fixed", "vary", "description"}
+    if unknown:
+        raise UsageError(f"{source}: unknown tables {', '.join(sorted(unknown))}")
+    sweep = doc.get("sweep", {})
+    if not isinstance(sweep, dict) or not isinstance(sweep.get("command"), str):
+        raise UsageError(f'{source}: [sweep] needs command = "wirelab ..."')
+    bad = set(sweep) - {"command", "metric", "retries"}
+    if bad:
+        raise UsageError(f"{source}: unknown [sweep] keys {', '.join(sorted(bad))}")
+    fixed = dict(doc.get("fixed", {}))
+    vary = {str(k): _values(str(k), v) for k, v in doc.get("vary", {}).items()}
+    both = set(fixed) & set(vary)
+    if both:
+        raise UsageError(f"{source}: {', '.join(sorted(both))} both fixed and varied")
+    if "out" in fixed or "out" in vary:
+        raise UsageError(f"{source}: --out is set by the sweep for each point")
+    retries = sweep.get("retries", 1)
+    if not isinstance(retries, int) or retries < 0:
+        raise UsageError(f"{source}: retries must be a non-negative integer")
+    grid = Grid(
+        command=sweep["command"],
+        fixed=fixed,
+        vary=vary,
+        metric=sweep.get("metric"),
+        retries=retries,
+        source=source,
+    )
+    command_argv(grid.command)
+    keys = [json.dumps(p.params, sort_keys=True) for p in grid.points()]
+    if len(set(keys)) != len(keys):
+        raise UsageError(f"{source}: the grid repeats a point (duplicate values in [vary])")
+    return grid
+
+
+def load_grid(path: str | Path) -> Grid:
+    """Read and check a grid file; every mistake is a one-line `UsageError`."""
+    p = Path(path)
+    if not p.is_file():
+        raise UsageError(f"grid file {p} does not exist")
+    try:
+        doc = tomllib.loads(p.read_text())
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise UsageError(f"{p}: {exc}") from None
+    return parse_grid(doc, str(p))

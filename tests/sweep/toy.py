@@ -1,0 +1,66 @@
+"""A small real experiment for sweep tests: ridge regression on a seeded linear problem.
+
+``python -m tests.sweep.toy --n 200 --noise 0.1 --seed 0 --out DIR`` writes a result directory
+whose metrics (test R^2, MSE, fitted weight error) depend only on the arguments. ``--fail`` makes
+it exit 1; ``--flaky FILE`` fails on the first attempt only (creates FILE); ``--log FILE``
+appends one line per invocation, so tests can count how often a point ran; ``--sleep`` slows it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from wirelab.results import ResultDir
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--n", type=int, default=200)
+    ap.add_argument("--dim", type=int, default=8)
+    ap.add_argument("--noise", type=float, default=0.1)
+    ap.add_argument("--ridge", type=float, default=1e-3)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--sleep", type=float, default=0.0)
+    ap.add_argument("--fail", action="store_true")
+    ap.add_argument("--flaky", default=None)
+    ap.add_argument("--log", default=None)
+    ap.add_argument("--out", required=True)
+    a = ap.parse_args(argv)
+    if a.log:
+        with open(a.log, "a") as fh:
+            fh.write(f"{a.n} {a.noise} {a.seed} threads={os.environ.get('OMP_NUM_THREADS')}\n")
+    rd = ResultDir.create(a.out, command="python -m tests.sweep.toy", config=vars(a))
+    time.sleep(a.sleep)
+    if a.fail:
+        print("error: asked to fail", file=sys.stderr)
+        return 1
+    if a.flaky and not Path(a.flaky).exists():
+        Path(a.flaky).write_text("failed once\n")
+        print("error: flaky first attempt", file=sys.stderr)
+        return 3
+    rng = np.random.default_rng(a.seed)
+    w = rng.normal(size=a.dim)  # (D,)
+    x = rng.normal(size=(2 * a.n, a.dim))  # (2N, D)
+    y = x @ w + a.noise * rng.normal(size=2 * a.n)  # (2N,)
+    xtr, ytr, xte, yte = x[: a.n], y[: a.n], x[a.n :], y[a.n :]
+    w_hat = np.linalg.solve(xtr.T @ xtr + a.ridge * np.eye(a.dim), xtr.T @ ytr)
+    mse = float(np.mean((xte @ w_hat - yte) ** 2))
+    rd.write_metrics(
+        {
+            "test_r2": 1.0 - mse / float(np.var(yte)),
+            "test_mse": mse,
+            "weight_error": float(np.linalg.norm(w_hat - w)),
+            "fit": {"n_train": a.n, "dim": a.dim},
+        }
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
