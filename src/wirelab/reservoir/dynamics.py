@@ -1,0 +1,404 @@
+"""Reservoir dynamics: pure step functions and a batched engine.
+
+Orientation: ``W[pre, post]`` (see `wirelab.reservoir.weights`), ``W_in[channel, post]`` with shape
+``(K, N)``; states are row vectors, so the recurrent drive of neuron ``j`` is ``(x @ W)[j]``.
+
+Leaky rate units (echo state network), `esn_step`::
+
+    x(t+1) = (1 - a) x(t) + a f( alpha * x(t) @ W + s_in * u(t+1) @ W_in + b )
+
+    x: (B, N) or (N,)   u: (B, K) or (K,)   W: (N, N) [pre, post]   W_in: (K, N)   b: scalar or (N,)
+
+with ``f`` in {tanh, linear (identity), sigmoid (logistic)}, leak rate ``a`` in (0, 1], input
+scaling ``s_in``, bias ``b`` and global gain ``alpha`` (the ``alpha`` of ``alpha * normalize(W)``).
+
+Leaky integrate-and-fire units (liquid state machine), `lif_step`, in steps of ``dt = 1``::
+
+    I(t+1)  = alpha * s(t) @ W + s_in * u(t+1) @ W_in + b
+    v(t+1)  = v(t) + (v_rest - v(t)) / tau + I(t+1)          (only where not refractory)
+    s(t+1)  = [v(t+1) >= v_th];  where spiking: v <- v_reset, refractory counter <- t_ref steps
+    r(t+1)  = (1 - 1/tau_r) r(t) + s(t+1)                     (rate readout trace)
+
+The batched engine `Reservoir` advances M weight matrices (e.g. the connectome and its nulls),
+G gains (alphas) and B input sequences together as ONE sparse-times-dense product per step. Its
+public state has shape ``(M, G, B, N)``; recorded traces have shape ``(T, M, G, B, P)`` for the
+``P`` recorded neurons. A NaN or inf raises `DivergenceError` naming the step and the settings.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from wirelab.errors import DivergenceError, UsageError
+from wirelab.reservoir import kernels
+
+ACTIVATIONS = ("tanh", "linear", "sigmoid")
+
+
+@dataclass(frozen=True)
+class Units:
+    """Leaky rate units: activation, leak rate ``a``, input scaling ``s_in``, bias ``b``."""
+
+    activation: str = "tanh"
+    leak: float = 1.0
+    input_scaling: float = 1.0
+    bias: float = 0.0
+
+    def __post_init__(self) -> None:
+        if self.activation not in ACTIVATIONS:
+            raise UsageError(f"activation must be one of {ACTIVATIONS}, not {self.activation!r}")
+        if not 0.0 < self.leak <= 1.0:
+            raise UsageError(f"leak rate must be in (0, 1], got {self.leak}")
+
+
+@dataclass(frozen=True)
+class LIFUnits:
+    """Leaky integrate-and-fire units (time in steps); see the module docstring."""
+
+    tau: float = 10.0
+    v_th: float = 1.0
+    v_reset: float = 0.0
+    v_rest: float = 0.0
+    refractory: int = 2
+    tau_rate: float = 10.0
+    input_scaling: float = 1.0
+    bias: float = 0.0
+
+    def __post_init__(self) -> None:
+        if self.tau < 1.0 or self.tau_rate < 1.0:
+            raise UsageError("tau and tau_rate must be >= 1 step")
+        if self.refractory < 0 or self.v_th <= self.v_reset:
+            raise UsageError("need refractory >= 0 and v_th > v_reset")
+
+
+def activate(name: str, z: np.ndarray) -> np.ndarray:
+    if name == "tanh":
+        return np.tanh(z)
+    if name == "linear":
+        return z
+    if name == "sigmoid":
+        return 1.0 / (1.0 + np.exp(-z))
+    raise UsageError(f"activation must be one of {ACTIVATIONS}, not {name!r}")
+
+
+def esn_step(
+    w: sp.spmatrix,
+    x: np.ndarray,
+    u: np.ndarray,
+    w_in: np.ndarray,
+    units: Units = Units(),
+    alpha: float = 1.0,
+) -> np.ndarray:
+    """Reference leaky rate update (scipy, any float dtype); a pure function of its arguments."""
+    z = alpha * np.asarray(x @ w) + units.input_scaling * (np.asarray(u) @ w_in) + units.bias
+    return (1.0 - units.leak) * x + units.leak * activate(units.activation, z)
+
+
+@dataclass
+class LIFState:
+    """LIF state, arrays ``(..., N)``: potential, refractory steps left, spikes, rate."""
+
+    v: np.ndarray
+    refractory: np.ndarray
+    spikes: np.ndarray
+    rate: np.ndarray
+
+    @classmethod
+    def zeros(cls, shape: tuple[int, ...], v0: float = 0.0) -> LIFState:
+        return cls(np.full(shape, v0), np.zeros(shape), np.zeros(shape), np.zeros(shape))
+
+
+def lif_step(
+    w: sp.spmatrix,
+    state: LIFState,
+    u: np.ndarray,
+    w_in: np.ndarray,
+    units: LIFUnits = LIFUnits(),
+    alpha: float = 1.0,
+) -> LIFState:
+    """Pure LIF update (see the module docstring); returns a new `LIFState`."""
+    current = alpha * np.asarray(state.spikes @ w) + units.input_scaling * (np.asarray(u) @ w_in)
+    current = current + units.bias
+    free = state.refractory <= 0
+    v = np.where(free, state.v + (units.v_rest - state.v) / units.tau + current, units.v_reset)
+    spikes = (v >= units.v_th).astype(state.v.dtype)
+    v = np.where(spikes > 0, units.v_reset, v)
+    refractory = np.where(spikes > 0, float(units.refractory), np.maximum(state.refractory - 1, 0))
+    rate = (1.0 - 1.0 / units.tau_rate) * state.rate + spikes
+    return LIFState(v, refractory, spikes, rate)
+
+
+@dataclass
+class RunResult:
+    """Recorded traces ``(T - washout, M, G, B, P)`` and the final public state."""
+
+    states: np.ndarray
+    final: Any
+    recorded: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+
+
+class Reservoir:
+    """M matrices x G gains x B input sequences, advanced together.
+
+    Args:
+        weights: one ``(N, N)`` matrix ``[pre, post]`` (normalised, without the gain) or a
+            sequence of M of them (same N).
+        w_in: ``(K, N)`` input weights ``[channel, post]``.
+        alphas: the G global gains; model ``m`` at gain ``g`` uses ``alphas[g] * weights[m]``.
+        units: `Units` (rate) or `LIFUnits` (spiking).
+        batch: B, the number of input sequences run side by side.
+        dtype: float32 (fast path) or float64.
+        backend: ``"numba"`` (fused kernel, both cores), ``"scipy"`` (reference loop) or
+            ``"auto"`` (numba when installed and units are rate units).
+        settings: extra key/values named in a `DivergenceError` (e.g. normalisation).
+        parallel: numba backend only: split rows over all cores (True) or run on one core.
+    """
+
+    def __init__(
+        self,
+        weights: sp.spmatrix | np.ndarray | Sequence[sp.spmatrix | np.ndarray],
+        w_in: np.ndarray,
+        *,
+        alphas: float | Sequence[float] | np.ndarray = 1.0,
+        units: Units | LIFUnits = Units(),
+        batch: int = 1,
+        dtype: Any = np.float32,
+        backend: str = "auto",
+        settings: Mapping[str, Any] | None = None,
+        parallel: bool = True,
+    ) -> None:
+        single = sp.issparse(weights) or isinstance(weights, np.ndarray)
+        mats: list[Any] = [weights] if single else list(weights)
+        if not mats:
+            raise UsageError("Reservoir needs at least one weight matrix")
+        csr = [sp.csr_matrix(m, dtype=np.float64) for m in mats]
+        n = csr[0].shape[0]
+        for m in csr:
+            if m.shape != (n, n):
+                raise UsageError(
+                    f"every weight matrix must be ({n}, {n}) [pre, post], got {m.shape}"
+                )
+        w_in = np.asarray(w_in, dtype=np.float64)
+        if w_in.ndim == 1:
+            w_in = w_in[None, :]
+        if w_in.ndim != 2 or w_in.shape[1] != n:
+            raise UsageError(f"w_in must be (K, N={n}) [channel, post], got {w_in.shape}")
+        self.alphas = np.atleast_1d(np.asarray(alphas, dtype=np.float64))
+        if self.alphas.ndim != 1 or not np.all(np.isfinite(self.alphas)):
+            raise UsageError("alphas must be a finite 1-D sequence")
+        if batch < 1:
+            raise UsageError(f"batch must be >= 1, got {batch}")
+        self.n, self.m, self.g, self.b, self.k = n, len(csr), len(self.alphas), batch, w_in.shape[0]
+        self.units = units
+        self.dtype = np.dtype(dtype)
+        if self.dtype not in (np.float32, np.float64):
+            raise UsageError("dtype must be float32 or float64")
+        self.spiking = isinstance(units, LIFUnits)
+        if backend == "auto":
+            backend = "numba" if kernels.available() and not self.spiking else "scipy"
+        if backend not in ("numba", "scipy") or (backend == "numba" and not kernels.available()):
+            raise UsageError(
+                f"backend {backend!r} is not available (numba installed: {kernels.available()})"
+            )
+        if backend == "numba" and self.spiking:
+            raise UsageError("the numba backend runs rate units only; use backend='scipy' for LIF")
+        self.backend = backend
+        self.parallel = parallel
+        self.settings = dict(settings or {})
+        self.weights = csr
+        self.w_in = w_in
+        # block-diagonal of W_m.T: (M*N, M*N), rows post, columns pre
+        wt = sp.block_diag([m.T for m in csr], format="csr", dtype=self.dtype)
+        wt.sort_indices()
+        self._wt = wt
+        self._indptr = wt.indptr.astype(np.int64)
+        self._indices = wt.indices.astype(np.uint32)
+        self._data = wt.data.astype(self.dtype)
+        self._win_t = np.ascontiguousarray(w_in.T, dtype=self.dtype)  # (N, K)
+        self._gain = np.repeat(self.alphas, batch).astype(self.dtype)  # (G*B,)
+        bias = getattr(units, "bias", 0.0)
+        self._bias = np.broadcast_to(np.asarray(bias, dtype=self.dtype), (n,)).copy()
+
+    # ---- layout helpers: public (M, G, B, N) <-> internal (M*N, G*B) ----
+    @property
+    def shape(self) -> tuple[int, int, int, int]:
+        return (self.m, self.g, self.b, self.n)
+
+    def zeros(self) -> Any:
+        if self.spiking:
+            return LIFState.zeros(self.shape, getattr(self.units, "v_rest", 0.0))
+        return np.zeros(self.shape, dtype=self.dtype)
+
+    def _to_internal(self, x: np.ndarray) -> np.ndarray:
+        x = np.asarray(x, dtype=self.dtype)
+        if x.shape != self.shape:
+            raise UsageError(f"state must have shape (M, G, B, N)={self.shape}, got {x.shape}")
+        return np.ascontiguousarray(x.transpose(0, 3, 1, 2).reshape(self.m * self.n, -1))
+
+    def _to_public(self, x: np.ndarray) -> np.ndarray:
+        return x.reshape(self.m, self.n, self.g, self.b).transpose(0, 2, 3, 1).copy()
+
+    def _inputs(self, u: np.ndarray, steps: bool) -> np.ndarray:
+        """Inputs as ``(T, B, K)`` (``steps``) or ``(B, K)``; a missing B axis is broadcast."""
+        u = np.asarray(u, dtype=self.dtype)
+        want = 3 if steps else 2
+        if u.ndim == want - 1:
+            u = np.broadcast_to(u[..., None, :], (*u.shape[:-1], self.b, u.shape[-1]))
+        if steps and u.ndim == 1:
+            u = u[:, None, None]
+        if u.ndim != want or u.shape[-1] != self.k or u.shape[-2] != self.b:
+            axes = "(T, B, K)" if steps else "(B, K)"
+            raise UsageError(f"inputs must be {axes} with B={self.b}, K={self.k}, got {u.shape}")
+        return np.ascontiguousarray(u)
+
+    def _diverged(self, step: int, x: np.ndarray) -> DivergenceError:
+        bad = ~np.isfinite(x)
+        where = ""
+        if bad.any():
+            r, c = np.argwhere(bad)[0]
+            where = f" (model {r // self.n}, alpha {self.alphas[c // self.b]:g})"
+        settings = {
+            **asdict(self.units),
+            "alphas": [float(a) for a in self.alphas],
+            **self.settings,
+        }
+        text = ", ".join(f"{k}={v}" for k, v in settings.items())
+        return DivergenceError(f"reservoir diverged (NaN/inf) at step {step}{where}; {text}")
+
+    # ---- one step ----
+    def step(self, state: Any, u: np.ndarray) -> Any:
+        """Pure batched step: ``state`` ``(M, G, B, N)`` or `LIFState`; ``u`` ``(B, K)``."""
+        ut = self._inputs(u, steps=False)  # (B, K)
+        if self.spiking:
+            return self._lif_advance(state, ut)
+        x = self._to_internal(state)
+        y = self._advance(x, ut)
+        if not np.all(np.isfinite(y)):
+            raise self._diverged(0, y)
+        return self._to_public(y)
+
+    def _advance(self, x: np.ndarray, ut: np.ndarray) -> np.ndarray:
+        """Internal ``(M*N, G*B)`` -> next state, no divergence check."""
+        assert isinstance(self.units, Units)
+        u = self.units
+        if self.backend == "numba":
+            return kernels.step(
+                self._indptr,
+                self._indices,
+                self._data,
+                x,
+                ut,
+                self._win_t,
+                self._gain,
+                self._bias,
+                u.leak,
+                u.input_scaling,
+                kernels.ACTIVATIONS[u.activation],
+                self.n,
+                parallel=self.parallel,
+            )
+        rec = self._wt @ x  # (M*N, G*B): rows post, sum over pre
+        drive = u.input_scaling * (self._win_t @ ut.T)  # (N, B)
+        with np.errstate(over="ignore", invalid="ignore"):  # divergence is checked by the caller
+            z = (
+                rec * self._gain
+                + np.tile(drive, (self.m, self.g))
+                + np.tile(self._bias, self.m)[:, None]
+            )
+            return ((1.0 - u.leak) * x + u.leak * activate(u.activation, z)).astype(self.dtype)
+
+    def _lif_advance(self, state: LIFState, ut: np.ndarray) -> LIFState:
+        """Batched LIF step on the public layout ``(M, G, B, N)`` (scipy, loops over M and G)."""
+        assert isinstance(self.units, LIFUnits)
+        fields = ("v", "refractory", "spikes", "rate")
+        new = {f: np.empty(self.shape) for f in fields}
+        for m, w in enumerate(self.weights):
+            for g, a in enumerate(self.alphas):
+                sub = LIFState(*(getattr(state, f)[m, g] for f in fields))  # each (B, N)
+                nxt = lif_step(w, sub, ut, self.w_in, self.units, alpha=float(a))
+                for f in fields:
+                    new[f][m, g] = getattr(nxt, f)
+        return LIFState(**new)
+
+    # ---- many steps ----
+    def run(
+        self,
+        inputs: np.ndarray,
+        *,
+        record: Sequence[int] | np.ndarray | None = None,
+        state0: Any = None,
+        washout: int = 0,
+        check_every: int = 25,
+    ) -> RunResult:
+        """Advance over ``inputs`` ``(T, B, K)`` (or ``(T, K)`` shared by the batch, or ``(T,)``).
+
+        Records only the neurons in ``record`` (default all), for steps ``t >= washout``:
+        ``states`` has shape ``(T - washout, M, G, B, P)``. For LIF units the recorded value is
+        the rate trace ``r``.
+        """
+        u = self._inputs(inputs, steps=True)  # (T, B, K)
+        steps = u.shape[0]
+        if not 0 <= washout <= steps:
+            raise UsageError(f"washout must be in [0, T={steps}], got {washout}")
+        rec_idx = (
+            np.arange(self.n, dtype=np.int64)
+            if record is None
+            else np.asarray(record, dtype=np.int64).ravel()
+        )
+        if rec_idx.size == 0 or rec_idx.min() < 0 or rec_idx.max() >= self.n:
+            raise UsageError(f"record must be non-empty indices in [0, {self.n})")
+        p = rec_idx.size
+        if self.spiking:
+            return self._run_lif(u, rec_idx, state0, washout)
+        x = self._to_internal(self.zeros() if state0 is None else state0)
+        rows = (np.arange(self.m)[:, None] * self.n + rec_idx[None, :]).ravel()  # (M*P,)
+        rec = np.empty((steps - washout, self.m * p, self.g * self.b), dtype=self.dtype)
+        if self.backend == "numba":
+            assert isinstance(self.units, Units)
+            un = self.units
+            x, bad = kernels.run(
+                self._indptr,
+                self._indices,
+                self._data,
+                x,
+                u,
+                self._win_t,
+                self._gain,
+                self._bias,
+                un.leak,
+                un.input_scaling,
+                kernels.ACTIVATIONS[un.activation],
+                self.n,
+                rows,
+                rec,
+                washout,
+                max(1, check_every),
+                parallel=self.parallel,
+            )
+            if bad >= 0:
+                raise self._diverged(int(bad), x)
+        else:
+            for t in range(steps):
+                x = self._advance(x, u[t])
+                if t >= washout:
+                    rec[t - washout] = x[rows]
+                if ((t + 1) % check_every == 0 or t == steps - 1) and not np.all(np.isfinite(x)):
+                    raise self._diverged(t, x)
+        states = rec.reshape(-1, self.m, p, self.g, self.b).transpose(0, 1, 3, 4, 2)
+        return RunResult(states, self._to_public(x), rec_idx)
+
+    def _run_lif(self, u: np.ndarray, rec_idx: np.ndarray, state0: Any, washout: int) -> RunResult:
+        st = self.zeros() if state0 is None else state0
+        out = np.empty((u.shape[0] - washout, self.m, self.g, self.b, rec_idx.size), self.dtype)
+        for t in range(u.shape[0]):
+            st = self._lif_advance(st, u[t])
+            if not np.all(np.isfinite(st.v)):
+                raise self._diverged(t, self._to_internal(st.v))
+            if t >= washout:
+                out[t - washout] = st.rate[..., rec_idx]
+        return RunResult(out, st, rec_idx)
