@@ -93,3 +93,27 @@ def test_load_grid_file_errors(tmp_path: Path) -> None:
     bad.write_text("[sweep\ncommand=")
     with pytest.raises(UsageError, match=r"bad\.toml"):
         load_grid(bad)
+
+
+def test_derived_options() -> None:
+    g = parse_grid(
+        grid(
+            vary={"width": [64, 256], "depth": [2, 3], "seed": [0]},
+            derive={
+                "dense": {"repeat": "width", "times": "depth"},
+                "name": {"format": "w{width}-d{depth}"},
+            },
+        )
+    )
+    p = g.points()[1]
+    assert p.params == {"width": 64, "depth": 3, "seed": 0}
+    assert g.table_only == {"width", "depth"}
+    argv = g.argv_before_out(p)
+    assert argv[-6:] == ["--seed", "0", "--dense", "64,64,64", "--name", "w64-d3"]
+    assert "--width" not in argv and "--depth" not in argv
+    with pytest.raises(UsageError, match="not in \\[vary\\]"):
+        parse_grid(grid(vary={"w": [1]}, derive={"d": {"repeat": "w", "times": "k"}}))
+    with pytest.raises(UsageError, match="must vary over integers"):
+        parse_grid(grid(vary={"w": [1], "k": [1.5]}, derive={"d": {"repeat": "w", "times": "k"}}))
+    with pytest.raises(UsageError, match="use"):
+        parse_grid(grid(vary={"w": [1]}, derive={"d": "w"}))

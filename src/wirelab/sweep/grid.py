@@ -17,6 +17,10 @@
     tau = { linspace = [10, 30, 3] }   # 10.0, 20.0, 30.0
     lr = 0.01                          # a scalar is one value
 
+    [derive]                           # options computed from varied keys (which then become
+    dense = { repeat = "width", times = "depth" }   # table columns only): --dense 64,64,64
+    name = { format = "w{width}-d{depth}" }
+
 Keys become options with underscores turned into dashes (``batch_size`` -> ``--batch-size``);
 ``true`` passes a bare flag, ``false`` leaves it out. A point is named by a hash of its
 parameters, the command and the fixed options (`wirelab.sweep.sweep.point_dir_id`), so adding
@@ -27,6 +31,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 import shlex
 import sys
 import tomllib
@@ -54,9 +59,21 @@ class Grid:
     command: str
     fixed: dict[str, Any] = field(default_factory=dict)
     vary: dict[str, list[Any]] = field(default_factory=dict)
+    derive: dict[str, dict[str, str]] = field(default_factory=dict)
     metric: str | None = None
     retries: int = 1
     source: str = ""
+
+    @property
+    def table_only(self) -> set[str]:
+        """Varied keys that only feed a derived option and are not passed themselves."""
+        used: set[str] = set()
+        for spec in self.derive.values():
+            if "repeat" in spec:
+                used |= {spec["repeat"], spec["times"]}
+            else:
+                used |= set(re.findall(r"\{(\w+)\}", spec["format"]))
+        return used
 
     def points(self) -> list[Point]:
         """The cartesian product of ``vary`` in file order (the last key varies fastest)."""
@@ -64,15 +81,27 @@ class Grid:
         combos = itertools.product(*(self.vary[k] for k in keys))
         return [Point(i, dict(zip(keys, c, strict=True))) for i, c in enumerate(combos)]
 
+    def point_options(self, point: Point) -> dict[str, Any]:
+        """The options of one point: fixed, varied (less table-only keys), then derived."""
+        opts = {**self.fixed}
+        opts.update({k: v for k, v in point.params.items() if k not in self.table_only})
+        for key, spec in self.derive.items():
+            if "repeat" in spec:
+                opts[key] = [point.params[spec["repeat"]]] * int(point.params[spec["times"]])
+            else:
+                opts[key] = spec["format"].format(**point.params)
+        return opts
+
     def argv_before_out(self, point: Point) -> list[str]:
         """The command line of one point; the backend appends ``--out DIR``."""
-        return command_argv(self.command) + options({**self.fixed, **point.params})
+        return command_argv(self.command) + options(self.point_options(point))
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "command": self.command,
             "fixed": self.fixed,
             "vary": self.vary,
+            "derive": self.derive,
             "metric": self.metric,
             "retries": self.retries,
         }
@@ -136,8 +165,25 @@ def _values(key: str, spec: Any) -> list[Any]:
     return [spec]
 
 
+def _derive_spec(key: str, spec: Any, vary: dict[str, list[Any]]) -> dict[str, str]:
+    """Check a ``[derive]`` entry: ``{repeat, times}`` or ``{format}`` over varied keys."""
+    if isinstance(spec, dict) and set(spec) == {"repeat", "times"}:
+        names = [spec["repeat"], spec["times"]]
+        times = vary.get(str(spec["times"]), [])
+        if not all(isinstance(v, int) and v >= 0 for v in times):
+            raise UsageError(f"derive.{key}: times = {spec['times']!r} must vary over integers")
+    elif isinstance(spec, dict) and set(spec) == {"format"} and isinstance(spec["format"], str):
+        names = re.findall(r"\{(\w+)\}", spec["format"])
+    else:
+        raise UsageError(f"derive.{key}: use {{repeat = KEY, times = KEY}} or {{format = STR}}")
+    missing = [n for n in names if n not in vary]
+    if missing:
+        raise UsageError(f"derive.{key} refers to {', '.join(map(str, missing))}, not in [vary]")
+    return {str(k): str(v) for k, v in spec.items()}
+
+
 def parse_grid(doc: dict[str, Any], source: str = "") -> Grid:
-    unknown = set(doc) - {"sweep", "fixed", "vary", "description"}
+    unknown = set(doc) - {"sweep", "fixed", "vary", "derive", "description"}
     if unknown:
         raise UsageError(f"{source}: unknown tables {', '.join(sorted(unknown))}")
     sweep = doc.get("sweep", {})
@@ -153,6 +199,10 @@ def parse_grid(doc: dict[str, Any], source: str = "") -> Grid:
         raise UsageError(f"{source}: {', '.join(sorted(both))} both fixed and varied")
     if "out" in fixed or "out" in vary:
         raise UsageError(f"{source}: --out is set by the sweep for each point")
+    derive = {str(k): _derive_spec(str(k), v, vary) for k, v in doc.get("derive", {}).items()}
+    clash = set(derive) & (set(fixed) | set(vary))
+    if clash:
+        raise UsageError(f"{source}: {', '.join(sorted(clash))} both derived and set")
     retries = sweep.get("retries", 1)
     if not isinstance(retries, int) or retries < 0:
         raise UsageError(f"{source}: retries must be a non-negative integer")
@@ -160,6 +210,7 @@ def parse_grid(doc: dict[str, Any], source: str = "") -> Grid:
         command=sweep["command"],
         fixed=fixed,
         vary=vary,
+        derive=derive,
         metric=sweep.get("metric"),
         retries=retries,
         source=source,

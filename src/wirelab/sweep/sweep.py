@@ -52,7 +52,9 @@ class SweepResult:
 def point_dir_id(grid: Grid, point: Point) -> str:
     """12 hex digits of SHA-256 over the command, the fixed options and the point's parameters:
     a point keeps its directory (and its finished result) when other points are added."""
-    key = {"command": grid.command, "fixed": grid.fixed, "params": point.params}
+    key: dict[str, Any] = {"command": grid.command, "fixed": grid.fixed, "params": point.params}
+    if grid.derive:  # (absent from the key of grids without [derive], keeping their ids)
+        key["derive"] = grid.derive
     text = json.dumps(key, sort_keys=True, separators=(",", ":"), default=str)
     return hashlib.sha256(text.encode()).hexdigest()[:12]
 
