@@ -75,3 +75,27 @@ def test_empty_list_gives_a_page_and_bad_out_is_usage_error(tmp_path: Path) -> N
     make_runs(tmp_path / "runs")
     with pytest.raises(UsageError, match="is a directory"):
         write_report([tmp_path / "runs"], tmp_path)
+
+
+def test_sweep_points_nest_under_the_sweep_and_its_csv_is_a_table(tmp_path: Path) -> None:
+    from wirelab.results import ResultDir
+
+    sweep = ResultDir.create(tmp_path / "sw", command="wirelab sweep grid.toml", config={})
+    for i in range(3):
+        p = ResultDir.create(sweep.path / "points" / f"p{i}", command="wirelab logic train",
+                             config={"seed": i})  # fmt: skip
+        p.write_metrics({"accuracy": 0.9 + i / 100})
+    (sweep.path / "results.csv").write_text(
+        "index,point,seed,status,accuracy\n"
+        + "".join(f"{i},p{i},{i},ok,{0.9 + i / 100}\n" for i in range(3))
+    )
+    sweep.write_metrics({"points": 3, "ok": 3})
+    page = write_report([tmp_path], tmp_path / "r.html").read_text()
+    assert well_formed_errors(page) == []
+    assert "3 runs inside this one" in page
+    assert "system-logic" not in page  # the points are shown inside the sweep, not as systems
+    ids = set(parse(page).ids)
+    assert {"run-sw", "run-sw-points-p0", "run-sw-points-p2"} <= ids
+    assert "<caption>results.csv" in page and '<td class="num">0.92</td>' in page
+    summary = page.split('id="summary"')[1].split("</section>")[0]
+    assert summary.count("<tr>") == 2  # header + the sweep

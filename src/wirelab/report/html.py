@@ -11,6 +11,7 @@ else and runs no JavaScript; a run whose files are malformed is shown as *broken
 from __future__ import annotations
 
 import base64
+import csv
 import os
 import shlex
 import struct
@@ -23,7 +24,16 @@ from wirelab import __version__
 from wirelab.errors import UsageError
 from wirelab.report.runs import IMAGE_SUFFIXES, SYSTEMS, VIDEO_SUFFIXES, Run, load_runs
 from wirelab.report.style import CSS
-from wirelab.report.tables import MAX_ROWS, fmt, headline, kv_table, metrics_html, split_metrics
+from wirelab.report.tables import (
+    MAX_ROWS,
+    Records,
+    fmt,
+    headline,
+    kv_table,
+    metrics_html,
+    records_table,
+    split_metrics,
+)
 from wirelab.results import atomic_write_bytes
 
 SYSTEM_TITLES = {
@@ -36,6 +46,7 @@ SYSTEM_TITLES = {
     "other": "Other runs",
 }
 MAX_EMBED_BYTES = 25 * 1024 * 1024  # larger images/videos are linked, not embedded
+MAX_CSV_BYTES = 2 * 1024 * 1024  # larger CSV files are listed, not shown
 
 
 def _data_uri(path: Path, mime: str) -> str:
@@ -96,6 +107,37 @@ def _video(run: Run, vid: Path, page_dir: Path, max_bytes: int) -> str:
     )
 
 
+def _csv_table(run: Run, path: Path, max_rows: int) -> str:
+    """A CSV table of the run (e.g. a sweep's results.csv), cut to ``max_rows`` rows."""
+    name = path.relative_to(run.path).as_posix()
+    if path.stat().st_size > MAX_CSV_BYTES:
+        return f'<p class="dim">{escape(name)}: {_size(path.stat().st_size)}, not shown</p>'
+    try:
+        with open(path, newline="", encoding="utf-8") as fh:
+            rows = list(csv.DictReader(fh))
+    except (OSError, UnicodeDecodeError, csv.Error) as exc:
+        why = escape(f"{name} could not be read: {exc}")
+        return f'<ul class="problems"><li>{why}</li></ul>'
+    if not rows:
+        return ""
+    typed = [{k: _number(v) for k, v in r.items()} for r in rows]
+    rec = Records(name, [str(c) for c in rows[0]], typed[:max_rows], len(rows))
+    return f"<h4>{escape(name)}</h4>" + records_table(rec)
+
+
+def _number(text: str | None) -> object:
+    if text is None:
+        return None
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        return float(text)
+    except ValueError:
+        return text
+
+
 def _argv(run: Run) -> str:
     argv = run.config.get("argv")
     if (
@@ -151,6 +193,9 @@ def render_run(run: Run, page_dir: Path, max_rows: int, max_bytes: int) -> str:
         figs += [_figure(run, i, page_dir, max_bytes) for i in run.images]
         label = "plots and videos" if run.videos else "plots"
         parts.append(f'<h4>{label}</h4><div class="figures">{"".join(figs)}</div>')
+    for table in run.files:
+        if table.suffix.lower() == ".csv" and table.parent == run.path:
+            parts.append(_csv_table(run, table, max_rows))
     if run.files:
         items = "".join(
             f'<li><a href="{escape(_rel(f, page_dir))}">'
@@ -162,11 +207,20 @@ def render_run(run: Run, page_dir: Path, max_rows: int, max_bytes: int) -> str:
             f'<details><summary>{len(run.files)} other files</summary><ul class="files">'
             f"{items}</ul></details>"
         )
+    if run.children:
+        inner = "".join(render_run(c, page_dir, max_rows, max_bytes) for c in run.children)
+        bad = sum(c.status != "complete" for c in run.children)
+        note = f", {bad} not complete" if bad else ""
+        parts.append(
+            f'<details class="children"><summary>{len(run.children)} runs inside this one'
+            f"{note}</summary>{inner}</details>"
+        )
     parts.append("</article>")
     return "".join(parts)
 
 
 def render_summary(runs: Sequence[Run]) -> str:
+    """Counts over all runs, then one table row per top-level run."""
     counts = {s: sum(r.status == s for r in runs) for s in ("complete", "incomplete", "broken")}
     cards = [("runs", len(runs)), *counts.items()]
     cards += [("plots", sum(len(r.images) for r in runs))]
@@ -177,17 +231,20 @@ def render_summary(runs: Sequence[Run]) -> str:
     html += "</div>"
     rows = []
     for r in runs:
+        if r.parent is not None:
+            continue
         heads = "; ".join(f"{k} = {fmt(v)}" for k, v in headline(r.metrics)) if r.metrics else ""
         rows.append(
             f"<tr><td>{escape(r.system)}</td>"
             f'<td class=mono><a href="#{r.anchor}">{escape(r.name)}</a></td>'
             f'<td><span class="badge {r.status}">{r.status}</span></td>'
             f'<td class="mono cmd">{escape(r.command)}</td><td>{escape(heads)}</td>'
-            f"<td class=num>{len(r.images) + len(r.videos)}</td></tr>"
+            f"<td class=num>{len(r.images) + len(r.videos)}</td>"
+            f"<td class=num>{len(r.children) or ''}</td></tr>"
         )
     head = (
         "<tr><th>system</th><th>run</th><th>status</th><th>command</th>"
-        "<th>headline metrics</th><th>plots</th></tr>"
+        "<th>headline metrics</th><th>plots</th><th>inner runs</th></tr>"
     )
     table = (
         f'<div class="scroll"><table class="summary"><thead>{head}</thead>'
@@ -205,9 +262,10 @@ def render_page(
     max_bytes: int = MAX_EMBED_BYTES,
 ) -> str:
     """The whole page as a string."""
-    systems = [s for s in SYSTEMS if any(r.system == s for r in runs)]
+    top = [r for r in runs if r.parent is None]
+    systems = [s for s in SYSTEMS if any(r.system == s for r in top)]
     nav = "".join(
-        f'<a href="#system-{s}">{escape(s)} ({sum(r.system == s for r in runs)})</a>'
+        f'<a href="#system-{s}">{escape(s)} ({sum(r.system == s for r in top)})</a>'
         for s in systems
     )
     stamp = time.strftime("%Y-%m-%d %H:%M:%S %Z")
@@ -221,7 +279,7 @@ def render_page(
     if not runs:
         body.append('<p class="dim">No result directories were given.</p>')
     for s in systems:
-        arts = "".join(render_run(r, page_dir, max_rows, max_bytes) for r in runs if r.system == s)
+        arts = "".join(render_run(r, page_dir, max_rows, max_bytes) for r in top if r.system == s)
         body.append(
             f'<section id="system-{s}" class="system"><h2>{escape(SYSTEM_TITLES[s])}</h2>'
             f"{arts}</section>"

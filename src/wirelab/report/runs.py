@@ -85,6 +85,8 @@ class Run:
     images: list[Path] = field(default_factory=list)
     videos: list[Path] = field(default_factory=list)
     files: list[Path] = field(default_factory=list)
+    parent: Run | None = field(default=None, repr=False)  # the run whose directory holds this one
+    children: list[Run] = field(default_factory=list, repr=False)
 
     @property
     def command(self) -> str:
@@ -161,14 +163,24 @@ def _common_root(paths: list[Path]) -> Path:
 
 
 def load_runs(paths: Iterable[str | Path]) -> list[Run]:
-    """`find_result_dirs` then `load_run` each, named by their path below the common root."""
+    """`find_result_dirs` then `load_run` each, named by their path below the common root.
+
+    Returns every run; a run inside another run's directory (a sweep's points) also appears in
+    that run's ``children`` and has it as ``parent``.
+    """
     dirs = find_result_dirs(paths)
     root = _common_root(dirs)
-    runs = []
-    for d in dirs:
-        runs.append(load_run(d, name=d.relative_to(root).as_posix()))
+    by_path = {d: load_run(d, name=d.relative_to(root).as_posix()) for d in dirs}
+    for d, run in by_path.items():  # nest each run under the nearest run above it (a sweep)
+        parent = next((by_path[a] for a in d.parents if a in by_path), None)
+        if parent is not None:
+            run.parent = parent
+            parent.children.append(run)
+    runs = list(by_path.values())
     order = {s: i for i, s in enumerate(SYSTEMS)}
     runs.sort(key=lambda r: (order.get(r.system, len(SYSTEMS)), r.name))
+    for run in runs:
+        run.children.sort(key=lambda r: r.name)
     # anchors must be unique even if two names differ only in punctuation
     seen: dict[str, int] = {}
     for r in runs:

@@ -75,6 +75,8 @@ figure img, figure video { display: block; max-width: 100%; height: auto; margin
 figcaption { font-family: var(--mono); font-size: 0.8rem; color: #5d6875; margin-top: 4px;
              text-align: center; }
 details { margin: 8px 0; }
+details.children { border-top: 1px dashed var(--line); padding-top: 6px; }
+details.children article.run { margin: 12px 0; box-shadow: none; }
 summary { cursor: pointer; color: var(--dim); font-size: 0.9rem; }
 ul.files { columns: 2; font-family: var(--mono); font-size: 0.85rem; padding-left: 18px; }
 footer { color: var(--dim); font-size: 0.85rem; padding-top: 24px; padding-bottom: 40px; }
