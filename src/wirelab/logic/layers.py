@@ -1,0 +1,190 @@
+"""Logic layers: input binarisation, `LogicDense`, `GroupSum`.
+
+Convention: logic layers work on **feature-major** activations ``(N, B)`` (one row per wire, one
+column per sample), so that gathering a neuron's inputs copies whole rows. `LogicNet` transposes
+once after binarisation. Every layer's wiring is a registered buffer: its ``state_dict`` is the
+complete model.
+
+A layer's ``forward(x, mode)`` takes ``mode`` in ``{"soft", "hard", "st"}``: the softmax mixture,
+the argmax gate (what the discrete network computes), or the straight-through estimator (hard
+forward, soft gradient).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import torch
+from torch import nn
+
+from wirelab.errors import UsageError
+from wirelab.logic.functional import (
+    gate_poly,
+    hard_coeffs,
+    mixture_reference,
+    soft_coeffs,
+    straight_through_coeffs,
+)
+from wirelab.logic.gates import NUM_GATES, PASS_A
+from wirelab.logic.kernels import gather_gate
+
+MODES = ("soft", "hard", "st")
+
+
+def coeffs_for(logits: torch.Tensor, mode: str) -> torch.Tensor:
+    """Per-neuron coefficients ``(..., 4)`` for a forward ``mode``."""
+    if mode == "soft":
+        return soft_coeffs(logits)
+    if mode == "hard":
+        return hard_coeffs(logits)
+    if mode == "st":
+        return straight_through_coeffs(logits)
+    raise UsageError(f"unknown mode {mode!r}; use one of {MODES}")
+
+
+def init_logits(shape: tuple[int, ...], init: str, generator: torch.Generator) -> torch.Tensor:
+    """Gate logits ``(*shape, 16)``: ``gaussian`` (N(0, 1), Petersen et al. 2022) or ``residual``
+    (logit 5 on the pass-through gate A, 0 elsewhere: Petersen et al. 2024, arXiv:2411.04732)."""
+    if init == "gaussian":
+        return torch.randn(*shape, NUM_GATES, generator=generator)
+    if init == "residual":
+        w = torch.zeros(*shape, NUM_GATES)
+        w[..., PASS_A] = 5.0
+        return w
+    raise UsageError(f"unknown gate init {init!r}; use 'gaussian' or 'residual'")
+
+
+def make_connections(
+    in_features: int, out_features: int, kind: str, generator: torch.Generator
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Fixed wiring ``a, b`` (out,) int64.
+
+    ``random``: both inputs uniform, ``a != b``. ``unique``: the inputs are dealt from repeated
+    random permutations, so every input is used (when ``2 * out >= in``) and input counts differ by
+    at most one; pairs with ``a == b`` are repaired by swapping.
+    """
+    if in_features < 2:
+        raise UsageError("a logic layer needs at least 2 inputs")
+    if kind == "random":
+        a = torch.randint(0, in_features, (out_features,), generator=generator)
+        off = torch.randint(1, in_features, (out_features,), generator=generator)
+        return a, (a + off) % in_features
+    if kind == "unique":
+        reps = math.ceil(2 * out_features / in_features)
+        perm = torch.cat([torch.randperm(in_features, generator=generator) for _ in range(reps)])
+        perm = perm[: 2 * out_features]
+        a, b = perm[:out_features].clone(), perm[out_features:].clone()
+        bad = torch.nonzero(a == b).flatten().tolist()
+        for j in bad:  # swap b_j with a partner whose swap removes both clashes
+            for k in torch.randperm(out_features, generator=generator).tolist():
+                if b[k] != a[j] and b[j] != a[k]:
+                    b[j], b[k] = b[k].clone(), b[j].clone()
+                    break
+        return a, b
+    raise UsageError(f"unknown connections {kind!r}; use 'random' or 'unique'")
+
+
+class Binarize(nn.Module):
+    """Input binarisation, the explicit first layer: ``(B, F)`` -> ``(B, F * T)`` bits as floats.
+
+    Bit ``f * T + t`` is ``x[f] > thresholds[f, t]`` (no gradient: the input is data).
+    ``thermometer(F, T)`` uses ``T`` evenly spaced levels ``(t + 1) / (T + 1)`` on ``[0, 1]``.
+    """
+
+    thresholds: torch.Tensor  # (F, T) buffer
+
+    def __init__(self, thresholds: torch.Tensor) -> None:
+        super().__init__()
+        if thresholds.ndim != 2:
+            raise UsageError("thresholds must have shape (features, levels)")
+        self.register_buffer("thresholds", thresholds.to(torch.float32))
+
+    @classmethod
+    def fixed(cls, features: int, threshold: float = 0.5) -> Binarize:
+        return cls(torch.full((features, 1), float(threshold)))
+
+    @classmethod
+    def thermometer(cls, features: int, levels: int) -> Binarize:
+        t = torch.arange(1, levels + 1, dtype=torch.float32) / (levels + 1)
+        return cls(t.repeat(features, 1))
+
+    @property
+    def in_features(self) -> int:
+        return int(self.thresholds.shape[0])
+
+    @property
+    def out_features(self) -> int:
+        return int(self.thresholds.numel())
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = x.reshape(len(x), -1)  # (B, F)
+        if x.shape[1] != self.in_features:
+            raise UsageError(f"expected {self.in_features} input features, got {x.shape[1]}")
+        return (x[:, :, None] > self.thresholds[None]).reshape(len(x), -1).float()  # (B, F*T)
+
+
+class LogicDense(nn.Module):
+    """``out_features`` learned 2-input gates on fixed random wiring: ``(in, B)`` -> ``(out, B)``.
+
+    ``y_j = sum_g softmax(w_j)_g f_g(x[a_j], x[b_j])`` computed in the 4-coefficient form by the
+    fused kernel (`wirelab.logic.kernels`); ``impl="reference"`` runs the 16-way mixture instead.
+    """
+
+    a: torch.Tensor  # (out,) buffer
+    b: torch.Tensor  # (out,) buffer
+
+    def __init__(
+        self,
+        in_features: int,
+        out_features: int,
+        connections: str = "random",
+        init: str = "gaussian",
+        seed: int = 0,
+        impl: str = "fast",
+    ) -> None:
+        super().__init__()
+        if out_features < 1:
+            raise UsageError("a logic layer needs at least one gate")
+        gen = torch.Generator().manual_seed(seed)
+        a, b = make_connections(in_features, out_features, connections, gen)
+        self.in_features, self.out_features, self.impl = in_features, out_features, impl
+        self.register_buffer("a", a)
+        self.register_buffer("b", b)
+        self.weight = nn.Parameter(init_logits((out_features,), init, gen))  # (out, 16)
+
+    def forward(self, x: torch.Tensor, mode: str = "soft") -> torch.Tensor:
+        if x.shape[0] != self.in_features:
+            raise UsageError(f"LogicDense expected {self.in_features} input rows, got {x.shape[0]}")
+        if self.impl == "reference":
+            if mode != "soft":
+                return gate_poly(x[self.a], x[self.b], coeffs_for(self.weight, mode))
+            return mixture_reference(x[self.a], x[self.b], self.weight)
+        return gather_gate(x, self.a, self.b, coeffs_for(self.weight, mode))  # (out, B)
+
+    def gates(self) -> np.ndarray:
+        """Argmax gate per neuron ``(out,)`` uint8."""
+        return self.weight.detach().argmax(-1).cpu().numpy().astype(np.uint8)
+
+    def extra_repr(self) -> str:
+        return f"{self.in_features} -> {self.out_features}"
+
+
+class GroupSum(nn.Module):
+    """``(n, B)`` -> ``(B, k)``: class ``i`` scores the popcount of wires ``[i n/k, (i+1) n/k)``,
+    divided by the temperature ``tau``."""
+
+    def __init__(self, k: int, tau: float = 1.0) -> None:
+        super().__init__()
+        if k < 1 or tau <= 0:
+            raise UsageError("GroupSum needs k >= 1 and tau > 0")
+        self.k, self.tau = int(k), float(tau)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        n, bsz = x.shape
+        if n % self.k:
+            raise UsageError(f"{n} outputs do not split into {self.k} groups")
+        return x.reshape(self.k, n // self.k, bsz).sum(1).t() / self.tau  # (B, k)
+
+    def extra_repr(self) -> str:
+        return f"k={self.k}, tau={self.tau}"

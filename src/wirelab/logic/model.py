@@ -1,0 +1,157 @@
+"""`LogicNet`: binarisation -> logic layers -> GroupSum, built from a plain spec, discretisable.
+
+A spec (the ``model`` table of a recipe) is a dict::
+
+    {"input_shape": [28, 28], "binarize": "fixed" | "thermometer", "levels": 1, "threshold": 0.5,
+     "conv": [{"channels": 16, "kernel": 3, "depth": 3, "pool": true}, ...],   # optional
+     "dense": [8000, 8000], "connections": "unique", "init": "residual",
+     "classes": 10, "tau": 10.0, "seed": 0}
+
+``forward(x, mode)`` maps images ``(B, H, W)`` or features ``(B, F)`` in [0, 1] to class scores
+``(B, classes)``; ``mode`` is ``soft`` (training relaxation), ``st`` (straight-through) or ``hard``
+(the discrete network, exactly what `discretize` returns).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+from wirelab.errors import UsageError
+from wirelab.logic.conv import LogicConv2d, OrPool2d
+from wirelab.logic.discrete import DiscreteLayer, DiscreteLogicNet
+from wirelab.logic.gates import NAMES, PASS_A, PASS_B
+from wirelab.logic.layers import Binarize, GroupSum, LogicDense
+
+DEFAULT_SPEC: dict[str, Any] = {
+    "input_shape": [28, 28],
+    "binarize": "fixed",
+    "levels": 1,
+    "threshold": 0.5,
+    "conv": [],
+    "dense": [1000],
+    "connections": "unique",
+    "init": "residual",
+    "classes": 10,
+    "tau": 10.0,
+    "seed": 0,
+}
+
+
+class LogicNet(nn.Module):
+    def __init__(self, spec: dict[str, Any]) -> None:
+        super().__init__()
+        unknown = set(spec) - set(DEFAULT_SPEC)
+        if unknown:
+            raise UsageError(f"unknown model options: {', '.join(sorted(unknown))}")
+        s = {**DEFAULT_SPEC, **spec}
+        self.spec = s
+        shape = [int(v) for v in s["input_shape"]]
+        features = int(np.prod(shape))
+        if s["binarize"] == "fixed":
+            self.binarize = Binarize.fixed(features, float(s["threshold"]))
+        elif s["binarize"] == "thermometer":
+            self.binarize = Binarize.thermometer(features, int(s["levels"]))
+        else:
+            raise UsageError(f"unknown binarize {s['binarize']!r}; use fixed or thermometer")
+        levels = int(self.binarize.thresholds.shape[1])
+        seed = int(s["seed"])
+        layers: list[nn.Module] = []
+        img: tuple[int, int, int] | None = None
+        if s["conv"]:
+            if len(shape) != 2:
+                raise UsageError("a convolutional model needs a 2-D input_shape")
+            img = (shape[0], shape[1], levels)
+        for i, block in enumerate(s["conv"]):
+            assert img is not None
+            conv = LogicConv2d(
+                img,
+                int(block["channels"]),
+                int(block.get("kernel", 3)),
+                int(block.get("depth", 3)),
+                init=str(s["init"]),
+                seed=seed * 1000 + i,
+            )
+            layers.append(conv)
+            img = conv.out_shape
+            if block.get("pool", False):
+                pool = OrPool2d(img)
+                layers.append(pool)
+                img = pool.out_shape
+        width = int(np.prod(img)) if img is not None else self.binarize.out_features
+        for i, n in enumerate(s["dense"]):
+            layers.append(
+                LogicDense(
+                    width, int(n), str(s["connections"]), str(s["init"]), seed * 1000 + 500 + i
+                )
+            )
+            width = int(n)
+        if not s["dense"] and not s["conv"]:
+            raise UsageError("a model needs at least one logic layer")
+        self.layers = nn.ModuleList(layers)
+        self.head = GroupSum(int(s["classes"]), float(s["tau"]))
+        if width % self.head.k:
+            raise UsageError(
+                f"the last layer's {width} gates do not split into {self.head.k} classes"
+            )
+
+    @property
+    def num_classes(self) -> int:
+        return self.head.k
+
+    def forward(self, x: torch.Tensor, mode: str = "soft") -> torch.Tensor:
+        h = self.binarize(x).t().contiguous()  # (bits, B)
+        for layer in self.layers:
+            h = layer(h, mode)
+        return self.head(h)  # (B, classes)
+
+    @torch.no_grad()
+    def discretize(self) -> DiscreteLogicNet:
+        """The argmax gate of every neuron, as a pure Boolean `DiscreteLogicNet`."""
+        out: list[DiscreteLayer] = []
+        for layer in self.layers:
+            if isinstance(layer, LogicDense):
+                out.append(
+                    DiscreteLayer(layer.a.cpu().numpy(), layer.b.cpu().numpy(), layer.gates())
+                )
+            else:
+                out.extend(layer.discretize())  # type: ignore[operator]
+        return DiscreteLogicNet(
+            self.binarize.thresholds.cpu().double().numpy(),
+            tuple(out),
+            self.head.k,
+            self.head.tau,
+            {"spec": self.spec},
+        )
+
+
+def diagnostics(net: DiscreteLogicNet) -> dict[str, Any]:
+    """Gate count, gate-type histogram, pass-through fraction and gates nothing reads.
+
+    A gate is *unused* when no gate of the next layer reads it (the last layer feeds GroupSum, so
+    all of its gates count as used); the count is not transitive (the circuit passes remove
+    whole dead cones).
+    """
+    hist: Counter[str] = Counter()
+    unused = 0
+    for i, layer in enumerate(net.layers):
+        hist.update(NAMES[g] for g in layer.gate.tolist())
+        if i + 1 < len(net.layers):
+            nxt = net.layers[i + 1]
+            read = np.zeros(layer.size, dtype=bool)
+            read[nxt.a] = True
+            read[nxt.b] = True
+            unused += int((~read).sum())
+    total = net.gates
+    passes = hist[NAMES[PASS_A]] + hist[NAMES[PASS_B]]
+    return {
+        "gates": total,
+        "gates_by_type": {name: hist[name] for name in NAMES},
+        "pass_through_fraction": passes / total if total else 0.0,
+        "unused_gates": unused,
+        "layers": [layer.size for layer in net.layers],
+    }
