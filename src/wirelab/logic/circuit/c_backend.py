@@ -1,0 +1,348 @@
+"""The C back end: a header and a source file, bit-parallel, no dynamic memory.
+
+The generated code evaluates one *word* of samples at a time: ``wl_word`` is an unsigned integer
+of ``word_bits`` bits (``uint64_t`` by default; 8/16/32 for small microcontrollers), or with
+``lanes > 1`` a GCC/Clang vector of ``lanes`` such integers (e.g. 4 x 64 = 256 samples per
+AVX2 operation). Every gate is one C statement on words::
+
+    w[17] = in[3] & ~w[5];            /* gate 2: A_AND_NOT_B */
+
+Node values live in a work array whose slots are reused once a value is no longer read (a
+linear-scan allocation), so ``WL_WORK_WORDS`` is the peak number of live values, not the gate
+count. The gates are split into blocks of at most ``block`` statements, one function each, so
+compile time grows linearly with circuit size. The GroupSum heads are part of the same straight
+line code: the bit-sliced carry-save adders of `wirelab.logic.circuit.groupsum`, which produce
+each class count in binary (``WL_COUNT_BITS`` words per class, LSB first).
+
+Public API of the generated code (prefix ``wl`` by default; all buffers caller-provided or
+static):
+
+- ``void wl_eval(const wl_word in[WL_NUM_INPUTS], wl_word out[WL_NUM_OUTPUTS],
+  wl_word counts[WL_NUM_CLASSES * WL_COUNT_BITS], wl_word work[WL_WORK_WORDS])``;
+- ``void wl_binarize(const double *x, long n, wl_word in[WL_NUM_INPUTS])``: ``n`` samples
+  (``n <= WL_SAMPLES_PER_WORD``) of ``WL_NUM_FEATURES`` doubles, bit ``f*T+t = x[f] > thr[f][t]``;
+- ``long wl_eval_batch(const wl_word *in, long nwords, wl_word *out, wl_word *counts)``: arrays
+  laid out signal-major, ``in[i * nwords + w]`` (static work buffer: not reentrant);
+- ``long wl_classify(const double *x, long n, int32_t *pred, int32_t *counts)``: features to
+  argmax class (ties to the lowest index) and integer counts (``counts`` may be NULL).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from wirelab.errors import UsageError
+from wirelab.logic.circuit import tables as tt
+from wirelab.logic.circuit.groupsum import count_bits, with_groupsum
+from wirelab.logic.circuit.ir import CONST0, CONST1, Circuit
+
+# C expression of each gate on operands a, b (wl_word values).
+C_EXPR = (
+    "WL_ZERO", "{a} & {b}", "{a} & ~{b}", "{a}", "~{a} & {b}", "{b}", "{a} ^ {b}", "{a} | {b}",
+    "~({a} | {b})", "~({a} ^ {b})", "~{b}", "{a} | ~{b}", "~{a}", "~{a} | {b}", "~({a} & {b})",
+    "WL_ONES",
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class CSources:
+    files: dict[str, str]  # file name -> text: the header, the driver source, the block sources
+    prefix: str
+    word_bits: int
+    lanes: int
+    heads: str
+    work_words: int
+    count_bits: int
+    statements: int
+    blocks: int
+
+    @property
+    def header(self) -> str:
+        return self.files[f"{self.prefix}_model.h"]
+
+    @property
+    def c_files(self) -> list[str]:
+        return [name for name in self.files if name.endswith(".c")]
+
+
+def allocate_slots(c: Circuit) -> tuple[np.ndarray, int]:
+    """Linear-scan register allocation: ``(slot per gate (G,), number of slots)``.
+
+    A gate's slot is freed after its last reader; outputs are never freed. Operands are
+    released before the gate's own slot is taken, so ``w[s] = f(w[s], w[t])`` can happen.
+    """
+    g_count, first = c.num_gates, c.first_gate
+    last = [-1] * g_count
+    for i, (g, a, b) in enumerate(zip(c.op.tolist(), c.a.tolist(), c.b.tolist(), strict=True)):
+        if tt.DEPENDS_A[g] and a >= first:
+            last[a - first] = i
+        if tt.DEPENDS_B[g] and b >= first:
+            last[b - first] = i
+    for o in c.outputs.tolist():
+        if o >= first:
+            last[o - first] = g_count
+    frees: dict[int, list[int]] = {}
+    for j, lu in enumerate(last):
+        frees.setdefault(max(lu, j), []).append(j)
+    slot = [0] * g_count
+    free: list[int] = []
+    n_slots = 0
+    for i in range(g_count):
+        # Operands whose last reader is gate i (i > their index) free before i allocates.
+        for j in frees.get(i, ()):
+            if j < i:
+                free.append(slot[j])
+        if free:
+            slot[i] = free.pop()
+        else:
+            slot[i] = n_slots
+            n_slots += 1
+        if last[i] <= i:  # never read afterwards (dead, or read by nothing)
+            free.append(slot[i])
+    return np.asarray(slot, dtype=np.int64), n_slots
+
+
+def _operand(node: int, first: int, slot: np.ndarray) -> str:
+    if node == CONST0:
+        return "WL_ZERO"
+    if node == CONST1:
+        return "WL_ONES"
+    if node < first:
+        return f"in[{node - 2}]"
+    return f"w[{int(slot[node - first])}]"
+
+
+def generate_c(
+    c: Circuit,
+    *,
+    prefix: str = "wl",
+    word_bits: int = 64,
+    lanes: int = 1,
+    block: int = 64,
+    parts: int = 1,
+    heads: str = "loop",
+) -> CSources:
+    """C sources for circuit ``c``.
+
+    ``block``: gate statements per function (GCC's optimisation time grows faster than
+    linearly with function size, so small blocks keep compile time linear in the gate count);
+    ``parts``: number of ``.c`` files the blocks are spread over, so that they can be compiled
+    in parallel; ``heads``: ``"loop"`` computes the GroupSum with a carry-save loop of
+    bit-sliced full adders (``wl_popcount``), ``"inline"`` emits the same adders as straight-line
+    gates (`wirelab.logic.circuit.groupsum.with_groupsum`).
+    """
+    if word_bits not in (8, 16, 32, 64):
+        raise UsageError(f"word_bits must be 8, 16, 32 or 64, got {word_bits}")
+    if lanes < 1 or lanes & (lanes - 1):
+        raise UsageError(f"lanes must be a power of two, got {lanes}")
+    if not prefix.isidentifier():
+        raise UsageError(f"prefix {prefix!r} is not a C identifier")
+    if block < 1 or parts < 1:
+        raise UsageError("block and parts must be at least 1")
+    if heads not in ("loop", "inline"):
+        raise UsageError(f"heads must be 'loop' or 'inline', got {heads!r}")
+    nb = count_bits(c.group_size)
+    ext = with_groupsum(c)[0] if heads == "inline" else c
+    slot, n_slots = allocate_slots(ext)
+    first = ext.first_gate
+    P, U = prefix, prefix.upper()
+    # A circuit without a binarisation stage reads features that are already bits (x > 0.5).
+    thresholds = c.thresholds if c.thresholds.size else np.full((c.num_inputs, 1), 0.5)
+    feats, thermo = thresholds.shape
+    base_t = f"uint{word_bits}_t"
+    header = f"""/* Generated by wirelab.logic.circuit.c_backend: {c.num_gates} gates,
+ * depth {c.depth}, {c.num_inputs} inputs, {c.num_outputs} outputs,
+ * {c.num_classes} classes (tau {c.tau!r}). */
+#ifndef {U}_MODEL_H
+#define {U}_MODEL_H
+#include <stdint.h>
+
+#define {U}_WORD_BITS {word_bits}
+#define {U}_LANES {lanes}
+#define {U}_SAMPLES_PER_WORD ({word_bits} * {lanes})
+#define {U}_NUM_FEATURES {feats}
+#define {U}_THERMOMETER {thermo}
+#define {U}_NUM_INPUTS {c.num_inputs}
+#define {U}_NUM_GATES {c.num_gates}
+#define {U}_NUM_OUTPUTS {c.num_outputs}
+#define {U}_NUM_CLASSES {c.num_classes}
+#define {U}_GROUP_SIZE {c.group_size}
+#define {U}_COUNT_BITS {nb}
+#define {U}_WORK_WORDS {max(n_slots, 1)}
+
+typedef {base_t} {P}_lane;
+#if {U}_LANES == 1
+typedef {base_t} {P}_word;
+#else
+typedef {base_t} {P}_word __attribute__((vector_size({word_bits // 8} * {U}_LANES)));
+#endif
+
+void {P}_eval(const {P}_word *in, {P}_word *out, {P}_word *counts, {P}_word *work);
+void {P}_binarize(const double *x, long n, {P}_word *in);
+long {P}_eval_batch(const {P}_word *in, long nwords, {P}_word *out, {P}_word *counts);
+long {P}_classify(const double *x, long n, int32_t *pred, int32_t *counts);
+
+#endif
+"""
+    prelude = [
+        "/* Generated by wirelab.logic.circuit.c_backend. No dynamic memory. */",
+        f'#include "{P}_model.h"',
+        "#include <string.h>",
+        "",
+        f"#define WL_ZERO (({P}_word){{0}})",
+        f"#define WL_ONES (~({P}_word){{0}})",
+        "",
+    ]
+    # ---- gate blocks, spread over `parts` files ----
+    ops, as_, bs = ext.op.tolist(), ext.a.tolist(), ext.b.tolist()
+    starts = list(range(0, ext.num_gates, block))
+    n_blocks = len(starts)
+    per_part = -(-n_blocks // parts) if n_blocks else 1
+    files: dict[str, str] = {f"{P}_model.h": header}
+    part_files: list[list[str]] = []
+    for k, start in enumerate(starts):
+        if k % per_part == 0:
+            part_files.append(list(prelude))
+        body = part_files[-1]
+        body.append(f"void {P}_block{k}(const {P}_word *restrict in, {P}_word *restrict w) {{")
+        body.append("    (void)in;")
+        for i in range(start, min(start + block, ext.num_gates)):
+            g = ops[i]
+            expr = C_EXPR[g].format(a=_operand(as_[i], first, slot), b=_operand(bs[i], first, slot))
+            body.append(f"    w[{int(slot[i])}] = {expr};")
+        body.append("}")
+    for p, body in enumerate(part_files):
+        files[f"{P}_model_part{p}.c"] = "\n".join(body) + "\n"
+    lines = list(prelude)
+    lines.extend(
+        f"void {P}_block{k}(const {P}_word *restrict in, {P}_word *restrict w);"
+        for k in range(n_blocks)
+    )
+    n_out = c.num_outputs
+    if heads == "loop":
+        lines.append(_POPCOUNT.replace("PFX", P).replace("UPF", U))
+    lines.append(
+        f"void {P}_eval(const {P}_word *in, {P}_word *out, {P}_word *counts, {P}_word *w) {{"
+    )
+    lines.append("    (void)in; (void)w;")
+    lines.extend(f"    {P}_block{k}(in, w);" for k in range(n_blocks))
+    outs = ext.outputs.tolist()
+    lines.extend(f"    out[{k}] = {_operand(o, first, slot)};" for k, o in enumerate(outs[:n_out]))
+    if heads == "loop":
+        lines.append(f"    for (long k = 0; k < {U}_NUM_CLASSES; k++)")
+        lines.append(
+            f"        {P}_popcount(out + k * {U}_GROUP_SIZE, {U}_GROUP_SIZE, "
+            f"counts + k * {U}_COUNT_BITS);"
+        )
+    else:
+        lines.extend(
+            f"    counts[{k}] = {_operand(o, first, slot)};" for k, o in enumerate(outs[n_out:])
+        )
+    lines.append("}")
+    # ---- thresholds, binarisation, batch and classify drivers ----
+    thr = thresholds.reshape(-1).tolist() or [0.0]
+    lines.append(f"static const double {P}_thr[{len(thr)}] = {{")
+    lines.extend(f"    {float(t)!r}," for t in thr)
+    lines.append("};")
+    lines.append(_DRIVERS.replace("PFX", P).replace("UPF", U))
+    files[f"{P}_model.c"] = "\n".join(lines) + "\n"
+    return CSources(
+        files=files,
+        prefix=P,
+        word_bits=word_bits,
+        lanes=lanes,
+        heads=heads,
+        work_words=max(n_slots, 1),
+        count_bits=nb,
+        statements=ext.num_gates,
+        blocks=n_blocks,
+    )
+
+
+_POPCOUNT = r"""
+/* Bit-sliced popcount of n words into UPF_COUNT_BITS words (LSB first): a carry-save tree
+ * built on line. Up to two words wait at each weight j; a third one triggers a full adder
+ * (sum stays at j, carry moves to j + 1). A final ripple-carry pass adds what is left. */
+static void PFX_popcount(const PFX_word *x, long n, PFX_word *cnt) {
+    PFX_word p0[UPF_COUNT_BITS + 1], p1[UPF_COUNT_BITS + 1];
+    int k[UPF_COUNT_BITS + 1];
+    for (int j = 0; j <= UPF_COUNT_BITS; j++) { k[j] = 0; p0[j] = WL_ZERO; p1[j] = WL_ZERO; }
+    for (long i = 0; i < n; i++) {
+        PFX_word v = x[i];
+        int j = 0;
+        for (;;) {
+            if (k[j] == 0) { p0[j] = v; k[j] = 1; break; }
+            if (k[j] == 1) { p1[j] = v; k[j] = 2; break; }
+            PFX_word a = p0[j], b = p1[j], ab = a ^ b;
+            p0[j] = ab ^ v;
+            k[j] = 1;
+            v = (a & b) | (v & ab);
+            j++;
+        }
+    }
+    PFX_word carry = WL_ZERO;
+    for (int j = 0; j < UPF_COUNT_BITS; j++) {
+        PFX_word a = k[j] > 0 ? p0[j] : WL_ZERO, b = k[j] > 1 ? p1[j] : WL_ZERO, ab = a ^ b;
+        cnt[j] = ab ^ carry;
+        carry = (a & b) | (carry & ab);
+    }
+}
+"""
+
+
+_DRIVERS = r"""
+static PFX_word PFX_work_buf[UPF_WORK_WORDS];
+static PFX_word PFX_in_buf[UPF_NUM_INPUTS > 0 ? UPF_NUM_INPUTS : 1];
+static PFX_word PFX_out_buf[UPF_NUM_OUTPUTS > 0 ? UPF_NUM_OUTPUTS : 1];
+static PFX_word PFX_cnt_buf[UPF_NUM_CLASSES * UPF_COUNT_BITS];
+
+void PFX_binarize(const double *x, long n, PFX_word *in) {
+    PFX_lane lanes[UPF_LANES];
+    for (long i = 0; i < UPF_NUM_INPUTS; i++) {
+        long f = i / UPF_THERMOMETER;
+        double t = PFX_thr[i];
+        memset(lanes, 0, sizeof lanes);
+        for (long s = 0; s < n; s++) {
+            PFX_lane bit = (PFX_lane)(x[s * UPF_NUM_FEATURES + f] > t);
+            lanes[s / UPF_WORD_BITS] |= (PFX_lane)(bit << (s % UPF_WORD_BITS));
+        }
+        memcpy(&in[i], lanes, sizeof lanes);
+    }
+}
+
+long PFX_eval_batch(const PFX_word *in, long nwords, PFX_word *out, PFX_word *counts) {
+    for (long w = 0; w < nwords; w++) {
+        for (long i = 0; i < UPF_NUM_INPUTS; i++) PFX_in_buf[i] = in[i * nwords + w];
+        PFX_eval(PFX_in_buf, PFX_out_buf, PFX_cnt_buf, PFX_work_buf);
+        for (long k = 0; k < UPF_NUM_OUTPUTS; k++) out[k * nwords + w] = PFX_out_buf[k];
+        for (long k = 0; k < UPF_NUM_CLASSES * UPF_COUNT_BITS; k++)
+            counts[k * nwords + w] = PFX_cnt_buf[k];
+    }
+    return nwords;
+}
+
+long PFX_classify(const double *x, long n, int32_t *pred, int32_t *counts) {
+    PFX_lane lanes[UPF_NUM_CLASSES * UPF_COUNT_BITS][UPF_LANES];
+    for (long s0 = 0; s0 < n; s0 += UPF_SAMPLES_PER_WORD) {
+        long m = n - s0 < UPF_SAMPLES_PER_WORD ? n - s0 : UPF_SAMPLES_PER_WORD;
+        PFX_binarize(x + s0 * UPF_NUM_FEATURES, m, PFX_in_buf);
+        PFX_eval(PFX_in_buf, PFX_out_buf, PFX_cnt_buf, PFX_work_buf);
+        memcpy(lanes, PFX_cnt_buf, sizeof lanes);
+        for (long s = 0; s < m; s++) {
+            long lane = s / UPF_WORD_BITS, bit = s % UPF_WORD_BITS;
+            int32_t best = -1, arg = 0;
+            for (long k = 0; k < UPF_NUM_CLASSES; k++) {
+                int32_t v = 0;
+                for (long j = 0; j < UPF_COUNT_BITS; j++)
+                    v |= (int32_t)((lanes[k * UPF_COUNT_BITS + j][lane] >> bit) & 1u) << j;
+                if (counts) counts[(s0 + s) * UPF_NUM_CLASSES + k] = v;
+                if (v > best) { best = v; arg = (int32_t)k; }
+            }
+            pred[s0 + s] = arg;
+        }
+    }
+    return n;
+}
+"""

