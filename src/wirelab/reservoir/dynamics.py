@@ -200,7 +200,9 @@ class Reservoir:
             raise UsageError("dtype must be float32 or float64")
         self.spiking = isinstance(units, LIFUnits)
         if backend == "auto":
-            backend = "numba" if kernels.available() and not self.spiking else "scipy"
+            # scipy's C++ CSR products measured faster than the numba kernels on the shared
+            # 2-core machine (docs/reservoir.md); numba stays selectable.
+            backend = "scipy"
         if backend not in ("numba", "scipy") or (backend == "numba" and not kernels.available()):
             raise UsageError(
                 f"backend {backend!r} is not available (numba installed: {kernels.available()})"
@@ -220,6 +222,10 @@ class Reservoir:
         self._indices = wt.indices.astype(np.uint32)
         self._data = wt.data.astype(self.dtype)
         self._win_t = np.ascontiguousarray(w_in.T, dtype=self.dtype)  # (N, K)
+        act = getattr(units, "activation", "tanh")
+        if act == "tanh" and self.dtype == np.float64:
+            act = "tanh_exact"  # float64 runs use libm tanh; float32 the vectorised approximation
+        self._act_code = kernels.ACTIVATIONS[act]
         self._gain = np.repeat(self.alphas, batch).astype(self.dtype)  # (G*B,)
         bias = getattr(units, "bias", 0.0)
         self._bias = np.broadcast_to(np.asarray(bias, dtype=self.dtype), (n,)).copy()
@@ -273,6 +279,17 @@ class Reservoir:
     # ---- one step ----
     def step(self, state: Any, u: np.ndarray) -> Any:
         """Pure batched step: ``state`` ``(M, G, B, N)`` or `LIFState`; ``u`` ``(B, K)``."""
+        u = np.asarray(u, dtype=self.dtype)
+        if u.ndim == 4:  # (M, G, B, K): per-model, per-gain inputs (closed-loop use)
+            if u.shape != (self.m, self.g, self.b, self.k) or self.spiking:
+                raise UsageError(
+                    f"per-column inputs must be (M, G, B, K)={self.shape[:3]}"
+                    f"+({self.k},) with rate units, got {u.shape}"
+                )
+            y = self._scipy_advance(self._to_internal(state), u)
+            if not np.all(np.isfinite(y)):
+                raise self._diverged(0, y)
+            return self._to_public(y)
         ut = self._inputs(u, steps=False)  # (B, K)
         if self.spiking:
             return self._lif_advance(state, ut)
@@ -298,19 +315,30 @@ class Reservoir:
                 self._bias,
                 u.leak,
                 u.input_scaling,
-                kernels.ACTIVATIONS[u.activation],
+                self._act_code,
                 self.n,
                 parallel=self.parallel,
             )
-        rec = self._wt @ x  # (M*N, G*B): rows post, sum over pre
-        drive = u.input_scaling * (self._win_t @ ut.T)  # (N, B)
+        return self._scipy_advance(x, ut)
+
+    def _scipy_advance(self, x: np.ndarray, ut: np.ndarray) -> np.ndarray:
+        """Batched step with scipy's CSR product; ``ut`` ``(B, K)`` or ``(M, G, B, K)``."""
+        assert isinstance(self.units, Units)
+        u = self.units
+        m, n, g, b = self.m, self.n, self.g, self.b
+        rec = np.asarray(self._wt @ x).reshape(m, n, g, b)  # rows post, summed over pre
+        if ut.ndim == 2:  # (B, K) shared by every model and gain
+            drive = (self._win_t @ ut.T)[None, :, None, :]  # (1, N, 1, B)
+        else:  # (M, G, B, K): one input per model, gain and sequence (closed loop)
+            drive = np.einsum("nk,mgbk->mngb", self._win_t, ut)  # (M, N, G, B)
         with np.errstate(over="ignore", invalid="ignore"):  # divergence is checked by the caller
-            z = (
-                rec * self._gain
-                + np.tile(drive, (self.m, self.g))
-                + np.tile(self._bias, self.m)[:, None]
-            )
-            return ((1.0 - u.leak) * x + u.leak * activate(u.activation, z)).astype(self.dtype)
+            rec *= self._gain.reshape(1, 1, g, b)
+            rec += u.input_scaling * drive
+            rec += self._bias.reshape(1, n, 1, 1)
+            z = activate(u.activation, rec).reshape(m * n, g * b)
+            if u.leak == 1.0:
+                return z.astype(self.dtype, copy=False)
+            return ((1.0 - u.leak) * x + u.leak * z).astype(self.dtype, copy=False)
 
     def _lif_advance(self, state: LIFState, ut: np.ndarray) -> LIFState:
         """Batched LIF step on the public layout ``(M, G, B, N)`` (scipy, loops over M and G)."""
@@ -372,7 +400,7 @@ class Reservoir:
                 self._bias,
                 un.leak,
                 un.input_scaling,
-                kernels.ACTIVATIONS[un.activation],
+                self._act_code,
                 self.n,
                 rows,
                 rec,

@@ -5,22 +5,24 @@ Layout (internal, chosen so that one sparse-times-dense product advances everyth
 - ``wt``: CSR ``(R, R)`` with ``R = M * N``: the block-diagonal of the M transposed matrices
   ``W_m.T`` (rows post, columns pre), so row ``j`` of block ``m`` lists the presynaptic inputs of
   postsynaptic neuron ``j``; ``uint32`` column indices, ``int64`` row pointers;
-- ``x``: ``(R, C)`` with ``C = G * B``: column ``g * B + b`` is gain ``g``, input sequence ``b``;
+- ``x``: ``(R, C)`` with ``C = G * B`` (passed flat, ``(R * C,)``): column ``g * B + b`` is gain
+  ``g``, input sequence ``b``;
 - ``u``: ``(T, B, K)`` inputs; ``win_t``: ``(N, K)`` input weights ``W_in.T``.
 
 One step, for row ``r = m * N + j`` and column ``c = g * B + b``::
 
-    z[r, c] = gain[c] * sum_p wt[r, p] x[p, c] + s_in * sum_k win_t[j, k] u[t, b, k] + bias[j]
+    d[j, c]  = s_in * sum_k win_t[j, k] u[t, b, k] + bias[j]                 (once per step)
+    z[r, c]  = gain[c] * sum_p wt[r, p] x[p, c] + d[j, c]
     x'[r, c] = (1 - leak) x[r, c] + leak f(z[r, c])
 
-with ``f`` tanh (0), identity (1) or the logistic sigmoid (2). tanh uses the float32 rational
-approximation of Eigen (``generic_fast_tanh_float``, max error a few ulp), which vectorises,
-unlike libm's ``tanh``. Columns never interact, so with several columns each core runs the whole
-time loop on its own column range (no synchronisation per step; a per-step barrier was measured
-10x slower than serial on the shared 2-core machine). A single column runs on one core.
-The reference implementation is
-`wirelab.reservoir.dynamics.esn_step` (scipy, float64); ``tests/reservoir`` checks they agree.
-numba is optional: without it `available()` is False and the scipy path is used.
+with ``f`` = tanh (code 0: the rational approximation of Eigen's float32 ``ptanh``, max error
+3e-7, which vectorises unlike libm's; code 3: libm ``tanh``, used for float64), identity (1) or
+the logistic sigmoid (2). Columns never interact, so with several columns each core runs the
+whole time loop on its own column range (no synchronisation per step; a per-step barrier was
+measured 10x slower than serial on the shared 2-core machine). A single column runs on one core.
+Index arithmetic is unsigned so that numba skips negative-index wraparound and the column loops
+vectorise. The reference implementation is `wirelab.reservoir.dynamics.esn_step` (scipy);
+``tests/reservoir`` checks they agree. numba is optional: without it `available()` is False.
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ except ImportError:  # pragma: no cover - exercised only without numba
     _nb = None
     _HAVE_NUMBA = False
 
-ACTIVATIONS = {"tanh": 0, "linear": 1, "sigmoid": 2}
+ACTIVATIONS = {"tanh": 0, "linear": 1, "sigmoid": 2, "tanh_exact": 3}
 
 
 def available() -> bool:
@@ -50,7 +52,7 @@ def threads() -> int:
 
 
 def _tanh(x: float) -> float:
-    """Rational tanh approximation (Eigen's float32 ``ptanh``), exact to float32 precision."""
+    """Rational tanh approximation (Eigen's float32 ``ptanh``); |error| < 3e-7."""
     x = min(max(x, -7.90531110763549805), 7.90531110763549805)
     x2 = x * x
     p = x2 * -2.76076847742355e-16 + 2.00018790482477e-13
@@ -65,60 +67,71 @@ def _tanh(x: float) -> float:
     return x * p / q
 
 
-def _f(z: float, act: int) -> float:
-    if act == 0:
-        return _tanhj(z)
-    if act == 1:
-        return z
-    return 1.0 / (1.0 + math.exp(-z))
+def _drive(ut: Any, win_t: Any, bias: Any, s_in: float, c0: int, c1: int, dr: Any) -> None:
+    """``dr[j, c - c0] = s_in * sum_k win_t[j, k] ut[c % B, k] + bias[j]``."""
+    b_count = ut.shape[0]
+    for j in range(win_t.shape[0]):
+        for c in range(c0, c1):
+            b = c % b_count
+            d = 0.0
+            for k in range(ut.shape[1]):
+                d += win_t[j, k] * ut[b, k]
+            dr[j, c - c0] = s_in * d + bias[j]
 
 
-def _update_row(
+def _rows(
     indptr: Any,
     indices: Any,
     data: Any,
     x: Any,
     y: Any,
     cols: int,
-    ut: Any,
-    win_t: Any,
+    dr: Any,
     gain: Any,
-    bias: Any,
     leak: float,
-    s_in: float,
     act: int,
     n: int,
-    r: int,
+    r0: int,
+    r1: int,
     c0: int,
     c1: int,
     acc: Any,
 ) -> None:
-    """``y[r, c0:c1]`` from ``x``; ``x`` and ``y`` are the flat ``(R * C,)`` views of ``(R, C)``."""
-    j = r % n
-    b_count = ut.shape[0]
-    k_count = ut.shape[1]
-    width = c1 - c0
-    if width == 1:
-        s = 0.0
-        for p in range(indptr[r], indptr[r + 1]):
-            s += data[p] * x[np.int64(indices[p]) * cols + c0]
-        acc[0] = s
-    else:
-        for c in range(width):
-            acc[c] = 0.0
-        for p in range(indptr[r], indptr[r + 1]):
-            w = data[p]
-            base = np.int64(indices[p]) * cols + c0
-            for c in range(width):
-                acc[c] += w * x[base + c]
-    out = r * cols + c0
-    for c in range(width):
-        b = (c0 + c) % b_count
-        d = 0.0
-        for k in range(k_count):
-            d += win_t[j, k] * ut[b, k]
-        z = gain[c0 + c] * acc[c] + s_in * d + bias[j]
-        y[out + c] = (1.0 - leak) * x[out + c] + leak * _fj(z, act)
+    """Rows ``[r0, r1)``, columns ``[c0, c1)`` of one step; ``x``, ``y`` flat ``(R * C,)``."""
+    ucols = np.uint64(cols)
+    uc0 = np.uint64(c0)
+    uw = np.uint64(c1 - c0)
+    keep = 1.0 - leak
+    for r in range(r0, r1):
+        j = r % n
+        if uw == 1:
+            s = 0.0
+            for p in range(indptr[r], indptr[r + 1]):
+                s += data[p] * x[np.uint64(indices[p]) * ucols + uc0]
+            acc[0] = s
+        else:
+            for c in range(uw):
+                acc[c] = 0.0
+            for p in range(indptr[r], indptr[r + 1]):
+                w = data[p]
+                base = np.uint64(indices[p]) * ucols + uc0
+                for c in range(uw):
+                    acc[c] += w * x[base + c]
+        out = np.uint64(r) * ucols + uc0
+        if act == 0:
+            for c in range(uw):
+                y[out + c] = keep * x[out + c] + leak * _tanhj(gain[uc0 + c] * acc[c] + dr[j, c])
+        elif act == 1:
+            for c in range(uw):
+                y[out + c] = keep * x[out + c] + leak * (gain[uc0 + c] * acc[c] + dr[j, c])
+        elif act == 2:
+            for c in range(uw):
+                z = gain[uc0 + c] * acc[c] + dr[j, c]
+                y[out + c] = keep * x[out + c] + leak / (1.0 + math.exp(-z))
+        else:
+            for c in range(uw):
+                z = gain[uc0 + c] * acc[c] + dr[j, c]
+                y[out + c] = keep * x[out + c] + leak * math.tanh(z)
 
 
 def _finite(x: Any, rows: int, cols: int, c0: int, c1: int) -> bool:
@@ -156,33 +169,14 @@ def _run_columns(
     Returns -1, or the first step at which a NaN/inf was seen.
     """
     acc = np.empty(c1 - c0, dtype=x.dtype)
+    dr = np.empty((win_t.shape[0], c1 - c0), dtype=x.dtype)
     rows = indptr.shape[0] - 1
     cols = x.shape[0] // rows
     a, b = x, y
     steps = u.shape[0]
     for t in range(steps):
-        ut = u[t]
-        for r in range(rows):
-            _update_row(
-                indptr,
-                indices,
-                data,
-                a,
-                b,
-                cols,
-                ut,
-                win_t,
-                gain,
-                bias,
-                leak,
-                s_in,
-                act,
-                n,
-                r,
-                c0,
-                c1,
-                acc,
-            )
+        _drive(u[t], win_t, bias, s_in, c0, c1, dr)
+        _rows(indptr, indices, data, a, b, cols, dr, gain, leak, act, n, 0, rows, c0, c1, acc)
         a, b = b, a
         if t >= washout:
             for i in range(rec_rows.shape[0]):
@@ -264,27 +258,9 @@ def _step_serial(
     rows = indptr.shape[0] - 1
     cols = x.shape[0] // rows
     acc = np.empty(cols, dtype=x.dtype)
-    for r in range(rows):
-        _update_row(
-            indptr,
-            indices,
-            data,
-            x,
-            y,
-            cols,
-            ut,
-            win_t,
-            gain,
-            bias,
-            leak,
-            s_in,
-            act,
-            n,
-            r,
-            0,
-            cols,
-            acc,
-        )
+    dr = np.empty((win_t.shape[0], cols), dtype=x.dtype)
+    _drive(ut, win_t, bias, s_in, 0, cols, dr)
+    _rows(indptr, indices, data, x, y, cols, dr, gain, leak, act, n, 0, rows, 0, cols, acc)
 
 
 # Fast-math without nnan/ninf: reassociation lets sums vectorise; NaN/inf still propagate.
@@ -292,17 +268,16 @@ _FM = {"reassoc", "contract", "arcp", "nsz"}
 
 if _HAVE_NUMBA:
     _prange = _nb.prange
-    _tanhj = _nb.njit(inline="always", cache=True)(_tanh)
-    _fj = _nb.njit(inline="always", cache=True)(_f)
-    _update_row = _nb.njit(inline="always", fastmath=_FM, cache=True)(_update_row)
+    _tanhj = _nb.njit(inline="always", fastmath=_FM, cache=True)(_tanh)
+    _drive = _nb.njit(cache=True)(_drive)
+    _rows = _nb.njit(fastmath=_FM, cache=True)(_rows)
     _finite = _nb.njit(cache=True)(_finite)
-    _run_columns_j = _nb.njit(fastmath=_FM, cache=True)(_run_columns)
+    _run_columns_j = _nb.njit(cache=True)(_run_columns)
     _run_chunks_j = _nb.njit(parallel=True, cache=True)(_run_chunks)
-    _step_serial_j = _nb.njit(fastmath=_FM, cache=True)(_step_serial)
+    _step_serial_j = _nb.njit(cache=True)(_step_serial)
 else:  # pragma: no cover
     _prange = range
     _tanhj = _tanh
-    _fj = _f
     _run_columns_j = _run_columns
     _run_chunks_j = _run_chunks
     _step_serial_j = _step_serial
@@ -336,8 +311,7 @@ def run(
     cols = x.shape[1]
     x = x.reshape(-1)
     y = np.empty_like(x)
-    nthreads = threads() if parallel else 1
-    chunks = min(cols, nthreads)
+    chunks = min(cols, threads() if parallel else 1)
     bounds = np.linspace(0, cols, chunks + 1).round().astype(np.int64)
     if chunks == 1:
         bad = _run_columns_j(
@@ -401,7 +375,7 @@ def step(
     n: int,
     parallel: bool = True,
 ) -> Any:
-    """One step of every row and column; returns the new ``(R, C)`` state."""
+    """One step of every row and column (one core); returns the new ``(R, C)`` state."""
     x = np.ascontiguousarray(x)
     y = np.empty_like(x)
     _step_serial_j(

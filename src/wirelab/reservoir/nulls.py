@@ -1,0 +1,142 @@
+"""Null models of a directed, weighted connectome ``W[pre, post]``, one stated definition each.
+
+All take the raw matrix (a `Connectome` or any source of `weights.as_csr`) and a seed, and return
+a float64 CSR ``[pre, post]`` of the same size; normalisation and gain are applied afterwards, the
+same way as for the real connectome, so a comparison changes only the wiring.
+
+- ``erdos-renyi``: the same number of edges E placed uniformly at random among the N(N-1)
+  ordered pairs without self-loops, carrying a random permutation of the real edge weights
+  (matched density and weight distribution; degrees become binomial).
+- ``degree``: directed degree-preserving rewiring (Maslov & Sneppen 2002, Science 296:910):
+  ``10 * E`` attempted double-edge swaps ``(a->b, c->d) -> (a->d, c->b)``, rejected when they
+  would create a self-loop or a duplicate edge. Every neuron's in- and out-degree is kept
+  exactly; each weight stays on its edge, which keeps its presynaptic neuron, so every out-
+  strength (row sum) is kept too.
+- ``weights``: the real topology with the edge weights randomly permuted among the edges.
+- ``mirror``: the two hemispheres swapped: with ``P`` the permutation sending every paired
+  neuron to its contralateral partner (unpaired neurons to themselves),
+  ``W_mirror[i, j] = W[P[i], P[j]]``: left neurons get the wiring of their right partners and
+  vice versa. Deterministic (the seed is ignored).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from wirelab.errors import UsageError
+from wirelab.reservoir.weights import as_csr
+
+if TYPE_CHECKING:
+    from wirelab.data.connectome import Connectome
+
+NULL_MODELS = ("erdos-renyi", "degree", "weights", "mirror")
+MAX_DENSE_N = 20_000  # the rewiring keeps an (N, N) byte adjacency
+
+try:
+    import numba as _nb
+except ImportError:  # pragma: no cover
+    _nb = None
+
+
+def _edges(source: Any) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
+    m = sp.coo_matrix(as_csr(source))
+    return m.shape[0], m.row.astype(np.int64), m.col.astype(np.int64), m.data.copy()
+
+
+def _csr(n: int, pre: np.ndarray, post: np.ndarray, w: np.ndarray) -> sp.csr_matrix:
+    out = sp.csr_matrix((w, (pre, post)), shape=(n, n))
+    out.sort_indices()
+    return out
+
+
+def erdos_renyi(source: Any, seed: int = 0) -> sp.csr_matrix:
+    """Matched density and weight distribution, uniform random topology (no self-loops)."""
+    n, _, _, w = _edges(source)
+    e = w.size
+    if e > n * (n - 1):
+        raise UsageError("too many edges for a graph without self-loops")
+    rng = np.random.default_rng(seed)
+    flat = rng.choice(n * (n - 1), size=e, replace=False)
+    pre = flat // (n - 1)
+    post = flat % (n - 1)
+    post = post + (post >= pre)  # skip the diagonal
+    return _csr(n, pre, post, rng.permutation(w))
+
+
+def _swap(pre: Any, post: Any, adj: Any, n: int, attempts: int, seed: int) -> int:
+    """In-place directed double-edge swaps; returns how many were accepted."""
+    np.random.seed(seed)
+    e = pre.shape[0]
+    done = 0
+    for _ in range(attempts):
+        i = np.random.randint(0, e)
+        k = np.random.randint(0, e)
+        a, b, c, d = pre[i], post[i], pre[k], post[k]
+        if a in (c, d) or b in (d, c):
+            continue
+        if adj[a * n + d] or adj[c * n + b]:
+            continue
+        adj[a * n + b] = 0
+        adj[c * n + d] = 0
+        adj[a * n + d] = 1
+        adj[c * n + b] = 1
+        post[i] = d
+        post[k] = b
+        done += 1
+    return done
+
+
+_swap_fast = _nb.njit(cache=True)(_swap) if _nb is not None else _swap
+
+
+def degree_preserving(source: Any, seed: int = 0, swaps_per_edge: int = 10) -> sp.csr_matrix:
+    """Directed Maslov-Sneppen rewiring: every in- and out-degree (and out-strength) kept."""
+    n, pre, post, w = _edges(source)
+    if n > MAX_DENSE_N:
+        raise UsageError(f"degree-preserving rewiring supports N <= {MAX_DENSE_N}, got {n}")
+    adj = np.zeros(n * n, dtype=np.uint8)
+    adj[pre * n + post] = 1
+    _swap_fast(pre, post, adj, n, int(swaps_per_edge * pre.size), int(seed) % (2**32))
+    return _csr(n, pre, post, w)
+
+
+def weight_permutation(source: Any, seed: int = 0) -> sp.csr_matrix:
+    """Same edges, weights shuffled among them."""
+    n, pre, post, w = _edges(source)
+    return _csr(n, pre, post, np.random.default_rng(seed).permutation(w))
+
+
+def mirror_permutation(con: Connectome) -> np.ndarray:
+    """``P`` with ``P[i]`` = the partner of ``i`` (or ``i`` when unpaired); an involution."""
+    p = np.where(con.partner >= 0, con.partner, np.arange(con.n))
+    if not np.array_equal(p[p], np.arange(con.n)):
+        raise UsageError(f"{con.name}: pair partners are not symmetric; cannot mirror")
+    return p
+
+
+def mirrored(con: Connectome, edge_types: Any = None) -> sp.csr_matrix:
+    """``W_mirror[i, j] = W[P[i], P[j]]``: the hemispheres swapped through the pair partners."""
+    from wirelab.data.connectome import Connectome as _C
+
+    if not isinstance(con, _C):
+        raise UsageError("the mirror null needs a Connectome with pair partners")
+    p = mirror_permutation(con)
+    w = as_csr(con, edge_types=edge_types)
+    return sp.csr_matrix(w[p][:, p])
+
+
+def make_null(kind: str, source: Any, seed: int = 0, edge_types: Any = None) -> sp.csr_matrix:
+    """Dispatch on ``kind`` (one of `NULL_MODELS`); ``source`` is a Connectome or a matrix."""
+    if kind == "mirror":
+        return mirrored(source, edge_types)
+    raw = as_csr(source, edge_types=edge_types) if edge_types is not None else source
+    if kind == "erdos-renyi":
+        return erdos_renyi(raw, seed)
+    if kind == "degree":
+        return degree_preserving(raw, seed)
+    if kind == "weights":
+        return weight_permutation(raw, seed)
+    raise UsageError(f"null model must be one of {', '.join(NULL_MODELS)}, not {kind!r}")
