@@ -75,3 +75,11 @@ def test_any_json_renders_to_well_formed_html(value: object) -> None:
     s = split_metrics(value)
     n_parts = len(s.scalars) + len(s.records) + len(s.series)
     assert n_parts >= 1 or value == {}
+
+
+def test_wide_nested_object_becomes_one_row_table() -> None:
+    counts = {f"g{i}": i for i in range(16)}
+    s = split_metrics({"acc": 0.9, "gates_by_type": counts, "small": {"a": 1}})
+    assert s.scalars == [("acc", 0.9), ("small.a", 1)]
+    (rec,) = s.records
+    assert rec.key == "gates_by_type" and rec.columns == list(counts) and rec.rows == [counts]

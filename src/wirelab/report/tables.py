@@ -5,7 +5,8 @@ A metrics document is any JSON value. It is split into
   flattened to dotted keys (``{"mc": {"total": 3.1}}`` -> ``mc.total``), shown as one key/value
   table;
 - *record tables*: lists of objects (``"results": [{"alpha": 0.9, "mc": 3.1}, ...]``), one table
-  each with the union of their keys as columns, cut to ``max_rows`` rows;
+  each with the union of their keys as columns, cut to ``max_rows`` rows; a nested object with
+  more than ``WIDE_DICT`` scalars (counts per gate type) becomes a one-row table;
 - *series*: long lists of numbers or nested lists, summarised by length, shape and range.
 
 Every string that reaches the page goes through `html.escape`.
@@ -20,6 +21,7 @@ from html import escape
 from typing import Any
 
 SHORT_LIST = 12  # lists of scalars up to this length are shown in full
+WIDE_DICT = 8  # a nested object with more scalars than this becomes a one-row table
 MAX_ROWS = 25  # rows shown per record table; longer ones are cut with a note
 
 
@@ -101,6 +103,10 @@ def split_metrics(metrics: Any, max_rows: int = MAX_ROWS) -> Split:
         if is_scalar(value):
             out.scalars.append((prefix, value))
         elif isinstance(value, dict):
+            if prefix and len(value) > WIDE_DICT and all(is_scalar(v) for v in value.values()):
+                # many scalars under one key (counts per gate type, ...): one wide row
+                out.records.append(Records(prefix, [str(k) for k in value], [value], 1))
+                return
             if not value and prefix:
                 out.scalars.append((prefix, "{}"))
             for k, v in value.items():
@@ -163,7 +169,8 @@ def records_table(rec: Records) -> str:
             f'<tr class="more"><td colspan="{len(rec.columns)}">… {rec.total - len(rec.rows)} '
             f"more rows of {rec.total} in metrics.json</td></tr>"
         )
-    cap = f"<caption>{escape(rec.key)} <span class=dim>({rec.total} rows)</span></caption>"
+    rows = f" <span class=dim>({rec.total} rows)</span>" if rec.total > 1 else ""
+    cap = f"<caption>{escape(rec.key)}{rows}</caption>"
     return (
         f'<div class="scroll"><table class="records">{cap}<thead><tr>{head}</tr></thead>'
         f"<tbody>{body}{more}</tbody></table></div>"
