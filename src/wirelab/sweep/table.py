@@ -130,6 +130,12 @@ def summary_plot(
         ax.errorbar(pos, mean, yerr=std, marker="o", capsize=3, label=label or None)
     if not numeric_x:
         ax.set_xticks(range(len(xs_all)), [str(json.loads(x)) for x in xs_all], rotation=30)
+    else:
+        values = [float(json.loads(x)) for x in xs_all]
+        if min(values) > 0 and max(values) / min(values) >= 10:  # e.g. widths 32 ... 512
+            ax.set_xscale("log")
+            ax.set_xticks(values, [str(json.loads(x)) for x in xs_all])
+            ax.minorticks_off()
     ax.set_xlabel(x_key)
     ax.set_ylabel(metric)
     seeds = " (mean ± std over seed)" if "seed" in params else ""
