@@ -70,6 +70,7 @@ def group() -> None:
 @click.option("--max-train", type=int, default=None, help="Use only this many training images.")
 @click.option("--seed", type=int, default=None)
 @click.option("--threads", type=int, default=None)
+@click.option("--max-minutes", type=float, default=None, help="Training time budget.")
 @click.option("--out", required=True, type=click.Path(file_okay=False))
 @click.option(
     "--resume", is_flag=True, help="Continue the killed run in --out from its checkpoint."
@@ -86,7 +87,7 @@ def train(**kw: Any) -> None:
         cfg: dict[str, Any] = load_recipe(kw["recipe"]) if kw["recipe"] else {"model": {}}
         model = cfg["model"]
         for key in ("dataset", "classes", "forward", "epochs", "batch_size", "lr", "weight_decay",
-                    "patience", "val_fraction", "max_train", "seed", "threads"):  # fmt: skip
+                    "patience", "val_fraction", "max_train", "seed", "threads", "max_minutes"):  # fmt: skip
             if kw[key] is not None:
                 cfg[key] = kw[key]
         for key in ("binarize", "levels", "connections", "init", "tau"):

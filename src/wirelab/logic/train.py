@@ -41,6 +41,7 @@ class TrainConfig:
     seed: int = 0
     threads: int = 2
     eval_batch: int = 2048
+    max_minutes: float | None = None  # wall-clock budget: stop after the epoch that passes it
 
     def validate(self) -> None:
         if self.epochs < 1 or self.batch_size < 1 or self.lr <= 0 or self.threads < 1:
@@ -120,6 +121,7 @@ def train(
     xtr, ytr = torch.from_numpy(data.train.x), torch.from_numpy(data.train.y)
     steps = -(-len(ytr) // cfg.batch_size)
     stopped_early = bool(history) and history[-1]["epoch"] - best["epoch"] >= cfg.patience
+    out_of_time = False
     with Progress(
         TextColumn("[bold]{task.description}"),
         BarColumn(),
@@ -134,7 +136,7 @@ def train(
             "train", total=steps * cfg.epochs, completed=steps * (start_epoch - 1), info=""
         )
         for epoch in range(start_epoch, cfg.epochs + 1):
-            if stopped_early:
+            if stopped_early or out_of_time:
                 break
             t0 = time.perf_counter()
             model.train()
@@ -171,6 +173,7 @@ def train(
                 f"discrete {rec['val_discrete']:.4f}",
             )
             stopped_early = epoch - best["epoch"] >= cfg.patience
+            out_of_time = cfg.max_minutes is not None and elapsed > 60 * cfg.max_minutes
             _save_checkpoint(
                 ckpt_path,
                 {
@@ -183,7 +186,11 @@ def train(
                     "train_seconds": elapsed,
                 },
             )
-    return finish(model, best, history, data, cfg, rd, elapsed, stopped_early)
+    metrics = finish(model, best, history, data, cfg, rd, elapsed, stopped_early)
+    if out_of_time:
+        metrics["stopped_by_time_limit"] = True
+        rd.write_metrics(metrics)
+    return metrics
 
 
 def finish(

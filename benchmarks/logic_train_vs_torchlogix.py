@@ -1,0 +1,135 @@
+"""Training step and discrete inference: wirelab.logic vs torchlogix 0.2.2, side by side.
+
+Same architecture (784 binarised MNIST pixels -> 6 x 8,000 LogicDense -> GroupSum(10)), same
+batch (256 real MNIST training images), same thread count, one process; the two libraries' steps
+(forward, backward, AdamW step) alternate so that both see the same machine load, and the median
+of each is reported. Also: inference images/s of each discrete (argmax-gate) model in PyTorch,
+batch 1024.
+
+Run:  .venv/bin/python benchmarks/logic_train_vs_torchlogix.py [--steps 10] [--threads 2]
+Needs: ``pip install --no-deps torchlogix==0.2.2`` (plus tqdm, scikit-learn). Its package
+``__init__`` imports ``circuit.py``, which only Python 3.12 parses; on 3.11 we register an empty
+placeholder for ``torchlogix.circuit`` first (its layers do not use it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+import types
+
+import numpy as np
+import torch
+
+
+def import_torchlogix():  # type: ignore[no-untyped-def]
+    if sys.version_info < (3, 12) and "torchlogix.circuit" not in sys.modules:
+        placeholder = types.ModuleType("torchlogix.circuit")
+        placeholder.Circuit = None  # type: ignore[attr-defined]
+        sys.modules["torchlogix.circuit"] = placeholder
+    import torchlogix
+    from torchlogix.layers import GroupSum, LogicDense
+
+    return torchlogix, LogicDense, GroupSum
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--steps", type=int, default=10)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--width", type=int, default=8000)
+    ap.add_argument("--depth", type=int, default=6)
+    ap.add_argument("--batch", type=int, default=256)
+    args = ap.parse_args()
+    torch.set_num_threads(args.threads)
+
+    from wirelab.data import load_mnist
+    from wirelab.logic.model import LogicNet
+
+    tlx, TLDense, TLGroupSum = import_torchlogix()
+    images, labels = load_mnist("train")
+    x_img = torch.from_numpy(images[: args.batch].astype(np.float32) / 255.0)  # (B, 28, 28)
+    x_bits = (x_img.reshape(args.batch, -1) > 0.5).float()  # (B, 784), the same bits for both
+    y = torch.from_numpy(labels[: args.batch].astype(np.int64))
+    x_eval_img = torch.from_numpy(images[:1024].astype(np.float32) / 255.0)
+    x_eval_bits = (x_eval_img.reshape(1024, -1) > 0.5).float()
+
+    torch.manual_seed(0)
+    ours = LogicNet({"input_shape": [28, 28], "dense": [args.width] * args.depth,
+                     "classes": 10, "tau": 20.0, "init": "gaussian", "connections": "random"})  # fmt: skip
+    widths = [784] + [args.width] * args.depth
+    theirs = torch.nn.Sequential(
+        *[TLDense(widths[i], widths[i + 1]) for i in range(args.depth)], TLGroupSum(10, tau=20.0)
+    )
+    opt_ours = torch.optim.AdamW(ours.parameters(), lr=0.01)
+    opt_theirs = torch.optim.AdamW(theirs.parameters(), lr=0.01)
+
+    def step_ours() -> float:
+        t = time.perf_counter()
+        loss = torch.nn.functional.cross_entropy(ours(x_img, "soft"), y)
+        opt_ours.zero_grad()
+        loss.backward()
+        opt_ours.step()
+        return time.perf_counter() - t
+
+    def step_theirs() -> float:
+        t = time.perf_counter()
+        loss = torch.nn.functional.cross_entropy(theirs(x_bits), y)
+        opt_theirs.zero_grad()
+        loss.backward()
+        opt_theirs.step()
+        return time.perf_counter() - t
+
+    theirs.train()
+    for _ in range(2):  # warm-up (numba compile cache, allocator)
+        step_ours()
+        step_theirs()
+    t_ours, t_theirs = [], []
+    for _ in range(args.steps):
+        t_ours.append(step_ours())
+        t_theirs.append(step_theirs())
+
+    @torch.no_grad()
+    def ips(fn, reps: int = 3) -> float:  # type: ignore[no-untyped-def]
+        fn()
+        ts = []
+        for _ in range(reps):
+            t = time.perf_counter()
+            fn()
+            ts.append(time.perf_counter() - t)
+        return 1024 / statistics.median(ts)
+
+    theirs.eval()  # torchlogix's eval mode uses the argmax gate of every neuron
+    inf_ours = ips(lambda: ours(x_eval_img, "hard"))
+    inf_theirs = ips(lambda: theirs(x_eval_bits))
+    with torch.no_grad():  # both discrete models really are discrete: 0/1 wires, integer scores
+        s = ours(x_eval_img, "hard") * 20.0
+        assert torch.equal(s, s.round())
+
+    med_ours, med_theirs = statistics.median(t_ours), statistics.median(t_theirs)
+    print(
+        json.dumps(
+            {
+                "benchmark": "logic_train_vs_torchlogix",
+                "architecture": f"784 -> {args.depth} x {args.width} LogicDense -> GroupSum(10)",
+                "batch": args.batch,
+                "threads": args.threads,
+                "steps": args.steps,
+                "wirelab_step_s": round(med_ours, 4),
+                "torchlogix_step_s": round(med_theirs, 4),
+                "speedup": round(med_theirs / med_ours, 2),
+                "wirelab_discrete_images_per_s": round(inf_ours),
+                "torchlogix_discrete_images_per_s": round(inf_theirs),
+                "inference_speedup": round(inf_ours / inf_theirs, 2),
+                "torchlogix_version": getattr(tlx, "__version__", "0.2.2"),
+                "torch": torch.__version__,
+            }
+        )
+    )
+
+
+if __name__ == "__main__":
+    main()
