@@ -58,8 +58,9 @@ def main() -> None:
     x_eval_bits = (x_eval_img.reshape(1024, -1) > 0.5).float()
 
     torch.manual_seed(0)
-    ours = LogicNet({"input_shape": [28, 28], "dense": [args.width] * args.depth,
-                     "classes": 10, "tau": 20.0, "init": "gaussian", "connections": "random"})  # fmt: skip
+    spec = {"input_shape": [28, 28], "dense": [args.width] * args.depth, "classes": 10,
+            "tau": 20.0, "init": "gaussian", "connections": "random"}  # fmt: skip
+    ours = LogicNet(spec)
     widths = [784] + [args.width] * args.depth
     theirs = torch.nn.Sequential(
         *[TLDense(widths[i], widths[i + 1]) for i in range(args.depth)], TLGroupSum(10, tau=20.0)

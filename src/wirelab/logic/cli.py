@@ -87,7 +87,8 @@ def train(**kw: Any) -> None:
         cfg: dict[str, Any] = load_recipe(kw["recipe"]) if kw["recipe"] else {"model": {}}
         model = cfg["model"]
         for key in ("dataset", "classes", "forward", "epochs", "batch_size", "lr", "weight_decay",
-                    "patience", "val_fraction", "max_train", "seed", "threads", "max_minutes"):  # fmt: skip
+                    "patience", "val_fraction", "max_train", "seed", "threads",
+                    "max_minutes"):  # fmt: skip
             if kw[key] is not None:
                 cfg[key] = kw[key]
         for key in ("binarize", "levels", "connections", "init", "tau"):
