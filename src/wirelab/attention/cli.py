@@ -1,0 +1,211 @@
+"""``wirelab attention``: the experiments, each writing a result directory (`wirelab.results`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import click
+
+OUT = click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    required=True,
+    help="Result directory to write (config.json, metrics.json, plots).",
+)
+THREADS = click.option(
+    "--threads", type=click.IntRange(min=1), default=1, show_default=True, help="torch threads."
+)
+QUIET = click.option("--quiet", is_flag=True, help="No progress bar.")
+
+
+def _int_list(ctx: click.Context, param: click.Parameter, value: str) -> tuple[int, ...]:
+    try:
+        items = tuple(int(v) for v in value.split(",") if v.strip())
+    except ValueError:
+        raise click.BadParameter(f"expected comma-separated integers, got {value!r}") from None
+    if not items or min(items) < 0:
+        raise click.BadParameter(f"expected non-negative integers, got {value!r}")
+    return items
+
+
+def _summary(title: str, rows: dict[str, Any]) -> None:
+    click.echo(title)
+    for k, v in rows.items():
+        click.echo(f"  {k}: {v}")
+
+
+@click.group("attention")
+def group() -> None:
+    """Attention building blocks and experiments."""
+
+
+@group.command("pooling")
+@OUT
+@click.option("--distractors", default="4,16,64", show_default=True, callback=_int_list)
+@click.option("--seeds", type=click.IntRange(min=1), default=2, show_default=True)
+@click.option("--steps", type=click.IntRange(min=1), default=600, show_default=True)
+@click.option("--batch", type=click.IntRange(min=1), default=64, show_default=True)
+@click.option("--test-bags", type=click.IntRange(min=1), default=2000, show_default=True)
+@click.option("--train-images", type=click.IntRange(min=100, max=60000), default=60000)
+@THREADS
+@QUIET
+def pooling_cmd(
+    out: Path,
+    distractors: tuple[int, ...],
+    seeds: int,
+    steps: int,
+    batch: int,
+    test_bags: int,
+    train_images: int,
+    threads: int,
+    quiet: bool,
+) -> None:
+    """Mean vs single- and multi-head attention pooling on bags of MNIST digits."""
+    from wirelab.attention.experiments.pooling import PoolingConfig, run
+
+    cfg = PoolingConfig(
+        distractors=distractors,
+        seeds=tuple(range(seeds)),
+        steps=steps,
+        batch=batch,
+        test_bags=test_bags,
+        train_images=train_images,
+        threads=threads,
+        progress=not quiet,
+    )
+    m = run(out, cfg)
+    rows = {
+        f"{meth} n={n}": f"acc {v['accuracy_mean']:.3f}, weight on marked "
+        f"{v['marked_weight_share_mean']:.3f}"
+        for meth, per in m["summary"].items()
+        for n, v in per.items()
+    }
+    _summary(f"pooling -> {out}", rows)
+
+
+@group.command("translate")
+@OUT
+@click.option("--steps", type=click.IntRange(min=1), default=1000, show_default=True)
+@click.option("--batch", type=click.IntRange(min=1), default=128, show_default=True)
+@click.option("--dim", type=click.IntRange(min=8), default=64, show_default=True)
+@click.option("--heads", type=click.IntRange(min=1), default=4, show_default=True)
+@click.option("--layers", type=click.IntRange(min=1), default=2, show_default=True)
+@click.option("--test-size", type=click.IntRange(min=1), default=2000, show_default=True)
+@click.option("--eval-every", type=click.IntRange(min=1), default=250, show_default=True)
+@click.option("--seed", type=int, default=0, show_default=True)
+@THREADS
+@QUIET
+def translate_cmd(
+    out: Path,
+    steps: int,
+    batch: int,
+    dim: int,
+    heads: int,
+    layers: int,
+    test_size: int,
+    eval_every: int,
+    seed: int,
+    threads: int,
+    quiet: bool,
+) -> None:
+    """Dates in words -> ISO dates with an encoder-decoder; cross-attention maps and alignment."""
+    from wirelab.attention.experiments.translate import TranslateConfig, run
+    from wirelab.errors import UsageError
+
+    if dim % heads:
+        raise UsageError(f"--dim ({dim}) must be a multiple of --heads ({heads})")
+    cfg = TranslateConfig(
+        seed=seed,
+        test_size=test_size,
+        steps=steps,
+        batch=batch,
+        dim=dim,
+        heads=heads,
+        layers=layers,
+        eval_every=eval_every,
+        threads=threads,
+        progress=not quiet,
+    )
+    m = run(out, cfg)
+    keys = ("exact_match", "alignment_score", "best_head", "train_seconds", "cpu_seconds")
+    _summary(f"translate -> {out}", {k: m[k] for k in keys if k in m})
+
+
+@group.command("complexity")
+@OUT
+@click.option("--ns", default="64,128,256,512,1024,2048", show_default=True, callback=_int_list)
+@click.option("--ds", default="32,64,128,256,512,1024", show_default=True, callback=_int_list)
+@click.option("--d", "d_fixed", type=click.IntRange(min=2), default=256, show_default=True)
+@click.option("--n", "n_fixed", type=click.IntRange(min=2), default=512, show_default=True)
+@click.option("--k", type=click.IntRange(min=3), default=3, show_default=True)
+@click.option("--r", type=click.IntRange(min=2), default=16, show_default=True)
+@click.option("--path-ns", default="16,32,64,128", show_default=True, callback=_int_list)
+@click.option("--repeats", type=click.IntRange(min=1), default=5, show_default=True)
+@THREADS
+@QUIET
+def complexity_cmd(
+    out: Path,
+    ns: tuple[int, ...],
+    ds: tuple[int, ...],
+    d_fixed: int,
+    n_fixed: int,
+    k: int,
+    r: int,
+    path_ns: tuple[int, ...],
+    repeats: int,
+    threads: int,
+    quiet: bool,
+) -> None:
+    """'Why self-attention': FLOPs, wall time, sequential depth and path length per layer type."""
+    from wirelab.attention.experiments.complexity import ComplexityConfig, run
+    from wirelab.errors import UsageError
+
+    if len(ns) < 2 or len(ds) < 2:
+        raise UsageError("--ns and --ds need at least two sizes each to fit a slope")
+    cfg = ComplexityConfig(
+        ns=ns,
+        d_fixed=d_fixed,
+        ds=ds,
+        n_fixed=n_fixed,
+        k=k,
+        r=r,
+        path_ns=path_ns,
+        repeats=repeats,
+        threads=threads,
+        progress=not quiet,
+    )
+    m = run(out, cfg)
+    rows = {
+        row[
+            "layer"
+        ]: f"time slope n {row['time_slope_n']:.2f} (pred {row['predicted_slope_n']:.0f})"
+        f", d {row['time_slope_d']:.2f} (pred {row['predicted_slope_d']:.0f}), "
+        f"max path {row['max_path_length']}"
+        for row in m["table"]
+    }
+    rows["crossover"] = m["crossover"]
+    _summary(f"complexity -> {out}", rows)
+
+
+@group.command("positional")
+@OUT
+@click.option("--length", type=click.IntRange(min=16), default=1024, show_default=True)
+@click.option("--dim", type=click.IntRange(min=2), default=128, show_default=True)
+@click.option("--base", type=click.FloatRange(min=1.0, min_open=True), default=10000.0)
+def positional_cmd(out: Path, length: int, dim: int, base: float) -> None:
+    """Sinusoidal heatmap, similarity vs offset, relative-shift residuals (sinusoidal and RoPE)."""
+    from wirelab.attention.experiments.positional import PositionalConfig, run
+    from wirelab.errors import UsageError
+
+    if dim % 2:
+        raise UsageError(f"--dim must be even, got {dim}")
+    offsets = tuple(k for k in (1, 7, 50, 300) if k < length)
+    m = run(out, PositionalConfig(length=length, dim=dim, base=base, offsets=offsets))
+    _summary(
+        f"positional -> {out}",
+        {
+            "sinusoidal shift residual (float64)": m["sinusoidal_shift_residual_float64"],
+            "RoPE relative residual": m["rope_relative_residual"],
+        },
+    )

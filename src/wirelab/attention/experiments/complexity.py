@@ -1,0 +1,334 @@
+"""'Why self-attention' measured: FLOPs, wall time, sequential depth and maximum path length.
+
+For each layer type of `wirelab.attention.experiments.layers`: analytic FLOPs checked against
+torch's ``FlopCounterMode`` on the reference implementations (the fused CPU attention kernel is not
+counted by it), wall time of the fast implementation over a sweep of n at fixed d and of d at fixed
+n with fitted log-log slopes, sequential depth, and maximum path length by breadth-first search
+(`wirelab.attention.experiments.paths`). Vaswani et al. (2017) predict attention is cheaper than
+recurrence while n < d; here the FLOP counts cross exactly at n = d, and the measured crossover is
+where the wall times cross.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from torch.utils.flop_counter import FlopCounterMode
+
+from wirelab.attention.experiments import layers as L
+from wirelab.attention.experiments.common import progress_bar, pyplot, setup
+from wirelab.attention.experiments.paths import max_path_length, sequential_depth
+from wirelab.errors import UsageError
+from wirelab.results import ResultDir
+
+PAPER_TABLE1 = {
+    "self_attention": ("O(n^2 d)", "O(1)", "O(1)"),
+    "recurrent": ("O(n d^2)", "O(n)", "O(n)"),
+    "convolution": ("O(k n d^2)", "O(1)", "O(n/k)"),
+    "dilated_convolution": ("O(k n d^2)", "O(1)", "O(log_k n)"),
+    "restricted_attention": ("O(r n d)", "O(1)", "O(n/r)"),
+}
+PREDICTED_SLOPE_N = {name: (2.0 if name == "self_attention" else 1.0) for name in L.LAYERS}
+PREDICTED_SLOPE_D = {
+    "self_attention": 1.0,
+    "recurrent": 2.0,
+    "convolution": 2.0,
+    "dilated_convolution": 2.0,
+    "restricted_attention": 1.0,
+}
+
+
+@dataclass(frozen=True)
+class ComplexityConfig:
+    ns: tuple[int, ...] = (64, 128, 256, 512, 1024, 2048)
+    d_fixed: int = 256
+    ds: tuple[int, ...] = (32, 64, 128, 256, 512, 1024)
+    n_fixed: int = 512
+    k: int = 3
+    r: int = 16
+    path_ns: tuple[int, ...] = (16, 32, 64, 128)
+    repeats: int = 5
+    threads: int = 1
+    seed: int = 0
+    progress: bool = True
+
+
+class LayerSet:
+    """Weights and callables for one d."""
+
+    def __init__(self, d: int, k: int, r: int, gen: torch.Generator) -> None:
+        s = d**-0.5
+        self.w = torch.randn(d, d, generator=gen) * s
+        self.u = torch.randn(d, d, generator=gen) * s
+        self.cw = torch.randn(d, d, k, generator=gen) * (s / k**0.5)
+        self.k, self.r = k, r
+
+    def fast(self, name: str) -> Callable[[torch.Tensor], torch.Tensor]:
+        return {
+            "self_attention": L.self_attention,
+            "recurrent": lambda x: L.recurrent(x, self.w, self.u),
+            "convolution": lambda x: L.convolution(x, self.cw),
+            "dilated_convolution": lambda x: L.convolution(x, self.cw, self.k, causal=True),
+            "restricted_attention": lambda x: L.restricted_attention(x, self.r),
+        }[name]
+
+    def reference(self, name: str) -> Callable[[torch.Tensor], torch.Tensor]:
+        return {
+            "self_attention": L.self_attention_ref,
+            "recurrent": lambda x: L.recurrent_ref(x, self.w, self.u),
+            "convolution": lambda x: L.convolution_ref(x, self.cw),
+            "dilated_convolution": lambda x: L.convolution_ref(x, self.cw, self.k, causal=True),
+            "restricted_attention": lambda x: L.restricted_attention_ref(x, self.r),
+        }[name]
+
+
+def counted_flops(fn: Callable[[torch.Tensor], torch.Tensor], x: torch.Tensor) -> int:
+    with FlopCounterMode(display=False) as counter:
+        fn(x)
+    return int(counter.get_total_flops())
+
+
+def wall_time(fn: Callable[[torch.Tensor], torch.Tensor], x: torch.Tensor, repeats: int) -> float:
+    fn(x)
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        fn(x)
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def loglog_slope(xs: list[int], ys: list[float]) -> float:
+    return float(np.polyfit(np.log(xs), np.log(ys), 1)[0])
+
+
+def crossover(xs: list[int], a: list[float], b: list[float]) -> float | None:
+    """First x (log-interpolated) where a stops being below b; None if it never does."""
+    diff = np.log(np.asarray(a)) - np.log(np.asarray(b))
+    if diff[0] >= 0:
+        return float(xs[0]) if diff[0] == 0 else None
+    for i in range(1, len(xs)):
+        if diff[i] >= 0:
+            lx0, lx1 = np.log(xs[i - 1]), np.log(xs[i])
+            t = -diff[i - 1] / (diff[i] - diff[i - 1])
+            return float(np.exp(lx0 + t * (lx1 - lx0)))
+    return None
+
+
+def run(out: Path | str, cfg: ComplexityConfig | None = None) -> dict[str, Any]:
+    cfg = cfg or ComplexityConfig()
+    if cfg.k < 2 or cfg.k % 2 == 0 or cfg.r < 2:
+        raise UsageError("kernel k must be odd and >= 3, neighbourhood r >= 2")
+    setup(cfg.seed, cfg.threads)
+    rd = ResultDir.create(out, command="wirelab attention complexity", config=asdict(cfg))
+    gen = torch.Generator().manual_seed(cfg.seed)
+    t_start, c_start = time.perf_counter(), time.process_time()
+
+    # 1. FLOPs: analytic vs counted, and fast == reference, at a small size.
+    flop_check: dict[str, Any] = {}
+    n0, d0 = 96, 48
+    ls0 = LayerSet(d0, cfg.k, cfg.r, gen)
+    x0 = torch.randn(n0, d0, generator=gen)
+    for name in L.LAYERS:
+        # count the fast path; the fused CPU attention kernel is invisible to the counter,
+        # so full self-attention is counted on its explicit reference instead
+        counted_impl = "fast"
+        counted = counted_flops(ls0.fast(name), x0)
+        if counted == 0:
+            counted_impl, counted = "reference", counted_flops(ls0.reference(name), x0)
+        analytic = L.analytic_flops(name, n0, d0, cfg.k, cfg.r)
+        diff = (ls0.fast(name)(x0) - ls0.reference(name)(x0)).abs().max().item()
+        flop_check[name] = {
+            "n": n0,
+            "d": d0,
+            "analytic": analytic,
+            "counted": counted,
+            "counted_implementation": counted_impl,
+            "ratio": counted / analytic,
+            "fast_vs_reference_max_abs_diff": diff,
+        }
+
+    # 2. Wall time sweeps.
+    sweeps: dict[str, dict[str, list[float]]] = {"n": {}, "d": {}}
+    total = len(L.LAYERS) * (len(cfg.ns) + len(cfg.ds))
+    with progress_bar(cfg.progress) as bar:
+        task = bar.add_task("complexity: timing", total=total)
+        ls = LayerSet(cfg.d_fixed, cfg.k, cfg.r, gen)
+        for name in L.LAYERS:
+            sweeps["n"][name] = []
+            for n in cfg.ns:
+                x = torch.randn(n, cfg.d_fixed, generator=gen)
+                with torch.no_grad():
+                    sweeps["n"][name].append(wall_time(ls.fast(name), x, cfg.repeats))
+                bar.advance(task)
+        for name in L.LAYERS:
+            sweeps["d"][name] = []
+        for d in cfg.ds:
+            lsd = LayerSet(d, cfg.k, cfg.r, gen)
+            x = torch.randn(cfg.n_fixed, d, generator=gen)
+            for name in L.LAYERS:
+                with torch.no_grad():
+                    sweeps["d"][name].append(wall_time(lsd.fast(name), x, cfg.repeats))
+                bar.advance(task)
+
+    # 3. Paths and sequential depth.
+    paths: dict[str, dict[str, list[int]]] = {}
+    for name in L.LAYERS:
+        res = [max_path_length(name, n, cfg.k, cfg.r) for n in cfg.path_ns]
+        paths[name] = {
+            "max_path_length": [p for p, _ in res],
+            "layers_needed": [layers for _, layers in res],
+            "sequential_depth": [sequential_depth(name, n) for n in cfg.path_ns],
+        }
+
+    table = []
+    for name in L.LAYERS:
+        table.append(
+            {
+                "layer": name,
+                "paper_complexity": PAPER_TABLE1[name][0],
+                "paper_sequential": PAPER_TABLE1[name][1],
+                "paper_path": PAPER_TABLE1[name][2],
+                "flops_at_n_fixed_d": [
+                    L.analytic_flops(name, n, cfg.d_fixed, cfg.k, cfg.r) for n in cfg.ns
+                ],
+                "time_slope_n": loglog_slope(list(cfg.ns), sweeps["n"][name]),
+                "time_slope_n_upper_half": loglog_slope(
+                    list(cfg.ns[len(cfg.ns) // 2 :]), sweeps["n"][name][len(cfg.ns) // 2 :]
+                ),
+                "predicted_slope_n": PREDICTED_SLOPE_N[name],
+                "time_slope_d": loglog_slope(list(cfg.ds), sweeps["d"][name]),
+                "time_slope_d_upper_half": loglog_slope(
+                    list(cfg.ds[len(cfg.ds) // 2 :]), sweeps["d"][name][len(cfg.ds) // 2 :]
+                ),
+                "predicted_slope_d": PREDICTED_SLOPE_D[name],
+                "path_ns": list(cfg.path_ns),
+                **paths[name],
+                "path_slope_n": loglog_slope(
+                    list(cfg.path_ns), [max(p, 1) for p in paths[name]["max_path_length"]]
+                ),
+            }
+        )
+    att, rnn = sweeps["n"]["self_attention"], sweeps["n"]["recurrent"]
+    cross_n = crossover(list(cfg.ns), att, rnn)
+    att_d, rnn_d = sweeps["d"]["self_attention"], sweeps["d"]["recurrent"]
+    # along d, attention gets relatively cheaper: find where recurrence stops being cheaper
+    cross_d = crossover(list(cfg.ds), rnn_d, att_d)
+    metrics = {
+        "table": table,
+        "flop_check": flop_check,
+        "wall_time_s": {"n_sweep": sweeps["n"], "d_sweep": sweeps["d"]},
+        "ns": list(cfg.ns),
+        "ds": list(cfg.ds),
+        "d_fixed": cfg.d_fixed,
+        "n_fixed": cfg.n_fixed,
+        "crossover": {
+            "flops_predicted_n": cfg.d_fixed,
+            "measured_n_at_d_fixed": cross_n,
+            "flops_predicted_d": cfg.n_fixed,
+            "measured_d_at_n_fixed": cross_d,
+        },
+        "threads": cfg.threads,
+        "seconds": round(time.perf_counter() - t_start, 1),
+        "cpu_seconds": round(time.process_time() - c_start, 1),
+        "loadavg": list(__import__("os").getloadavg()),
+    }
+    _plot_times(rd, metrics, cfg)
+    _plot_paths(rd, table)
+    _plot_table(rd, table, metrics)
+    rd.write_metrics(metrics)
+    return metrics
+
+
+def _plot_times(rd: ResultDir, m: dict[str, Any], cfg: ComplexityConfig) -> None:
+    plt = pyplot()
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
+    for ax, key, xs, label in (
+        (axes[0], "n_sweep", cfg.ns, f"sequence length n (d = {cfg.d_fixed})"),
+        (axes[1], "d_sweep", cfg.ds, f"width d (n = {cfg.n_fixed})"),
+    ):
+        for i, name in enumerate(L.LAYERS):
+            t = m["wall_time_s"][key][name]
+            (line,) = ax.plot(xs, t, "o-", label=name, color=f"C{i}")
+            if key == "n_sweep":
+                flops = [L.analytic_flops(name, n, cfg.d_fixed, cfg.k, cfg.r) for n in xs]
+            else:
+                flops = [L.analytic_flops(name, cfg.n_fixed, d, cfg.k, cfg.r) for d in xs]
+            scale = np.exp(np.mean(np.log(t) - np.log(flops)))  # best-fitting seconds per FLOP
+            ax.plot(xs, np.asarray(flops) * scale, "--", color=line.get_color(), alpha=0.6)
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.set_xlabel(label)
+        ax.set_ylabel("wall time per layer (s)")
+        ax.grid(alpha=0.3)
+    axes[0].axvline(cfg.d_fixed, color="gray", ls=":", label="n = d")
+    axes[1].axvline(cfg.n_fixed, color="gray", ls=":", label="d = n")
+    axes[0].legend(fontsize=7)
+    fig.suptitle("measured (solid) vs analytic FLOPs x fitted constant (dashed)", fontsize=10)
+    fig.tight_layout()
+    rd.save_figure(fig, "wall_time")
+
+
+def _plot_paths(rd: ResultDir, table: list[dict[str, Any]]) -> None:
+    plt = pyplot()
+    fig, ax = plt.subplots(figsize=(5, 3.6))
+    for row in table:
+        ax.plot(row["path_ns"], row["max_path_length"], "o-", label=row["layer"])
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log", base=2)
+    ax.set_xlabel("sequence length n")
+    ax.set_ylabel("maximum path length (BFS)")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    rd.save_figure(fig, "path_length")
+
+
+def _plot_table(rd: ResultDir, table: list[dict[str, Any]], m: dict[str, Any]) -> None:
+    plt = pyplot()
+    cols = [
+        "layer",
+        "paper: per layer",
+        "time slope in n\n(pred.)",
+        "time slope in d\n(pred.)",
+        "paper: seq. ops",
+        "measured seq.\n(n=128)",
+        "paper: path",
+        "BFS path n=16..128",
+    ]
+    rows = []
+    for r in table:
+        rows.append(
+            [
+                r["layer"],
+                r["paper_complexity"],
+                f"{r['time_slope_n']:.2f} ({r['predicted_slope_n']:.0f})",
+                f"{r['time_slope_d']:.2f} ({r['predicted_slope_d']:.0f})",
+                r["paper_sequential"],
+                str(r["sequential_depth"][-1]),
+                r["paper_path"],
+                ", ".join(str(p) for p in r["max_path_length"]),
+            ]
+        )
+    fig, ax = plt.subplots(figsize=(13, 2.6))
+    ax.set_axis_off()
+    tab = ax.table(cellText=rows, colLabels=cols, loc="center", cellLoc="center")
+    tab.auto_set_font_size(False)
+    tab.set_fontsize(8)
+    tab.scale(1, 1.9)
+    c = m["crossover"]
+    meas = c["measured_n_at_d_fixed"]
+    where = f"up to n = {meas:.0f}" if meas else "at no n swept"
+    ax.set_title(
+        "Vaswani et al. 2017, Table 1, next to this machine. Attention is cheaper than recurrence "
+        f"{where} (measured; FLOPs predict n = d = {c['flops_predicted_n']})",
+        fontsize=9,
+    )
+    rd.save_figure(fig, "table1")
