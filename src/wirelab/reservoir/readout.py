@@ -20,7 +20,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-import scipy.linalg as sla
 import scipy.optimize as sopt
 
 from wirelab.errors import UsageError
@@ -91,9 +90,11 @@ class RidgeAccumulator:
         cxx = self.xx[keep].sum(0) - n * np.outer(mx, mx)
         cxy = self.xy[keep].sum(0) - n * np.outer(mx, my)
         a = cxx + lam * np.eye(self.f)
+        # numpy's LAPACK, not scipy.linalg: scipy's bundled 2-thread OpenBLAS was measured
+        # ~300x slower on 182 x 182 solves on the shared 2-core machine (thread spinning)
         try:
-            w = sla.solve(a, cxy, assume_a="pos")
-        except (sla.LinAlgError, ValueError):
+            w = np.linalg.solve(a, cxy)
+        except np.linalg.LinAlgError:
             w = np.linalg.lstsq(a, cxy, rcond=None)[0]
         return w, my - mx @ w
 

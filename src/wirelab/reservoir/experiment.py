@@ -1,0 +1,265 @@
+"""A connectome-vs-nulls experiment: every task, every gain, the connectome and N nulls.
+
+One job per network (the connectome, or null ``i`` of a null model built with seed
+``seed + 1 + i``); each job normalises its matrix the same way, then runs every task with all
+gains batched in one reservoir. Jobs run in ``workers`` processes. The output is a tidy table
+(`rows`: model, null, alpha, task, metric, value) and a `stats.summarize` summary per task.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing
+import os
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+
+from wirelab.errors import UsageError
+from wirelab.reservoir.dynamics import Units
+from wirelab.reservoir.nulls import NULL_MODELS, make_null
+from wirelab.reservoir.populations import parse_population
+from wirelab.reservoir.stats import summarize
+from wirelab.reservoir.tasks import TASKS, Setup, run_task
+from wirelab.reservoir.weights import as_csr, normalize, spectral_radius
+
+QUICK = {  # smaller task sizes for tours and tests
+    "memory-capacity": {"k_max": 30, "train": 600, "test": 300, "washout": 50},
+    "narma10": {"train": 600, "test": 300, "washout": 50},
+    "mackey-glass": {"train": 600, "test": 300, "washout": 50, "segments": 8, "warm": 50},
+    "decision": {"trials": 120},
+}
+
+
+@dataclass
+class ExperimentConfig:
+    tasks: list[str]
+    alphas: list[float]
+    connectome: str = "larva"
+    inputs: str = "sensory"
+    outputs: str = "DN-VNC"
+    normalize: str = "row"
+    edge_types: list[str] | None = None
+    nulls: int = 20
+    null_models: list[str] = field(default_factory=lambda: ["degree"])
+    activation: str = "tanh"
+    leak: float = 1.0
+    input_scaling: float = 1.0
+    bias: float = 0.0
+    seed: int = 0
+    workers: int = 2
+    quick: bool = False
+    backend: str = "auto"
+
+    def validate(self) -> None:
+        bad = [t for t in self.tasks if t not in TASKS]
+        if bad or not self.tasks:
+            raise UsageError(f"tasks must be among {', '.join(TASKS)}, got {self.tasks}")
+        bad = [m for m in self.null_models if m not in NULL_MODELS]
+        if bad:
+            raise UsageError(f"null models must be among {', '.join(NULL_MODELS)}, got {bad}")
+        if self.nulls < 0 or self.workers < 1:
+            raise UsageError("nulls must be >= 0 and workers >= 1")
+        if not self.alphas:
+            raise UsageError("no alpha values")
+        Units(self.activation, self.leak, self.input_scaling, self.bias)
+
+
+_BLAS_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+def _one_blas_thread() -> Any:
+    """Limit BLAS to one thread in this process when threadpoolctl is installed."""
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:  # pragma: no cover
+        return contextlib.nullcontext()
+    return threadpool_limits(1)
+
+
+def load_connectome(name: str) -> Any:
+    if name != "larva":
+        raise UsageError(f"unknown connectome {name!r}; available: larva")
+    from wirelab.data import load_larva
+
+    return load_larva()
+
+
+def jobs(cfg: ExperimentConfig) -> list[tuple[str, int]]:
+    """``[("connectome", -1), (null_model, i), ...]``; the mirror null is deterministic (one)."""
+    out = [("connectome", -1)]
+    for kind in cfg.null_models:
+        count = min(cfg.nulls, 1) if kind == "mirror" else cfg.nulls
+        out += [(kind, i) for i in range(count)]
+    return out
+
+
+def run_job(cfg_dict: dict[str, Any], model: str, index: int) -> dict[str, Any]:
+    """Build one network, run every task over all gains; returns its rows and extras."""
+    cfg = ExperimentConfig(**cfg_dict)
+    con = load_connectome(cfg.connectome)
+    if model == "connectome":
+        raw = as_csr(con, edge_types=cfg.edge_types)
+    else:
+        raw = make_null(model, con, seed=cfg.seed + 1 + index, edge_types=cfg.edge_types)
+    w = normalize(raw, cfg.normalize, seed=cfg.seed)
+    inputs = parse_population(con, cfg.inputs)
+    setup = Setup(
+        weights=[w],
+        alphas=np.asarray(cfg.alphas, dtype=np.float64),
+        inputs=inputs,
+        outputs=parse_population(con, cfg.outputs),
+        left=inputs[con.side[inputs] == "left"],
+        right=inputs[con.side[inputs] == "right"],
+        units=Units(cfg.activation, cfg.leak, cfg.input_scaling, cfg.bias),
+        seed=cfg.seed,
+        backend=cfg.backend,
+        settings={"normalize": cfg.normalize, "model": model, "null": index},
+    )
+    rows: list[dict[str, Any]] = []
+    extras: dict[str, Any] = {
+        "model": model,
+        "null": index,
+        "spectral_radius": spectral_radius(w, seed=cfg.seed),
+    }
+    for task in cfg.tasks:
+        res = run_task(task, setup, **(QUICK.get(task, {}) if cfg.quick else {}))
+        scores = {(task, res.metric, res.higher_is_better): res.scores[0]}
+        if "free_running_nrmse" in res.detail:
+            scores[("mackey-glass-84", "NRMSE_84", False)] = res.detail["free_running_nrmse"][0]
+        if "accuracy_by_strength" in res.detail:
+            extras["accuracy_by_strength"] = res.detail["accuracy_by_strength"][0].tolist()
+            extras["strengths"] = res.detail["strengths"]
+        for (name, metric, _), vals in scores.items():
+            for alpha, v in zip(cfg.alphas, vals, strict=True):
+                rows.append(
+                    {
+                        "model": model,
+                        "null": index,
+                        "alpha": float(alpha),
+                        "task": name,
+                        "metric": metric,
+                        "value": float(v),
+                    }
+                )
+        extras.setdefault("definitions", {})[task] = res.definition
+        extras.setdefault("higher_is_better", {}).update({name: hib for (name, _, hib) in scores})
+    return {"rows": rows, "extras": extras}
+
+
+def run_experiment(
+    cfg: ExperimentConfig, progress: Callable[[int, int, str], None] | None = None
+) -> dict[str, Any]:
+    """Run every job in ``cfg.workers`` processes and summarise; ``progress(done, total, what)``."""
+    cfg.validate()
+    todo = jobs(cfg)
+    cfg_dict = asdict(cfg)
+    results: list[dict[str, Any]] = []
+    workers = min(cfg.workers, len(todo))
+    if workers == 1:
+        with _one_blas_thread():
+            for i, (model, idx) in enumerate(todo):
+                results.append(run_job(cfg_dict, model, idx))
+                if progress:
+                    progress(i + 1, len(todo), f"{model} {idx}")
+    else:
+        # fresh (spawned) workers with one BLAS thread each: a 2-thread OpenBLAS per worker was
+        # measured to spin and slow small solves ~300x on the shared 2-core machine
+        saved = {k: os.environ.get(k) for k in _BLAS_VARS}
+        os.environ.update({k: "1" for k in _BLAS_VARS})
+        try:
+            ctx = multiprocessing.get_context("spawn")
+            with ProcessPoolExecutor(workers, mp_context=ctx) as pool:
+                futs = {pool.submit(run_job, cfg_dict, m, i): (m, i) for m, i in todo}
+                for done, fut in enumerate(as_completed(futs)):
+                    results.append(fut.result())
+                    if progress:
+                        progress(done + 1, len(todo), "{} {}".format(*futs[fut]))
+        finally:
+            for var, old in saved.items():
+                if old is None:
+                    os.environ.pop(var, None)
+                else:
+                    os.environ[var] = old
+    results.sort(
+        key=lambda r: (
+            r["extras"]["model"] != "connectome",
+            r["extras"]["model"],
+            r["extras"]["null"],
+        )
+    )
+    rows = [row for r in results for row in r["rows"]]
+    hib: dict[str, bool] = {}
+    definitions: dict[str, str] = {}
+    for r in results:
+        hib.update(r["extras"]["higher_is_better"])
+        definitions.update(r["extras"]["definitions"])
+    by_model: dict[str, Any] = {}
+    for kind in cfg.null_models:
+        sub = [row for row in rows if row["model"] in ("connectome", kind)]
+        by_model[kind] = summarize(sub, hib)
+    summary: dict[str, Any] = (
+        by_model[cfg.null_models[0]] if cfg.null_models else summarize(rows, hib)
+    )
+    networks = [
+        {k: v for k, v in r["extras"].items() if k not in ("definitions", "higher_is_better")}
+        for r in results
+    ]
+    return {
+        "results": rows,
+        "summary": summary,
+        "summary_by_null_model": by_model,
+        "definitions": definitions,
+        "networks": networks,
+    }
+
+
+def plot_scores(metrics: dict[str, Any], tasks: Sequence[str] | None = None) -> Any:
+    """Score vs alpha per task: the connectome's line over each null model's band."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = metrics["results"]
+    names = list(tasks) if tasks else sorted({r["task"] for r in rows})
+    fig, axes = plt.subplots(1, len(names), figsize=(3.6 * len(names), 3.2), squeeze=False)
+    colours = {
+        "degree": "tab:orange",
+        "erdos-renyi": "tab:green",
+        "weights": "tab:purple",
+        "mirror": "tab:red",
+    }
+    for ax, task in zip(axes[0], names, strict=True):
+        sub = [r for r in rows if r["task"] == task]
+        if not sub:
+            continue
+        alphas = sorted({r["alpha"] for r in sub})
+        for kind in sorted({r["model"] for r in sub} - {"connectome"}):
+            vals = np.array(
+                [
+                    [r["value"] for r in sub if r["model"] == kind and r["alpha"] == a]
+                    for a in alphas
+                ]
+            )  # (A, n_nulls)
+            c = colours.get(kind, "grey")
+            mean, sd = vals.mean(1), vals.std(1)
+            ax.fill_between(alphas, vals.min(1), vals.max(1), color=c, alpha=0.15)
+            ax.fill_between(alphas, mean - sd, mean + sd, color=c, alpha=0.3)
+            ax.plot(alphas, mean, color=c, lw=1, label=f"{kind} nulls (n={vals.shape[1]})")
+        con = [
+            next(r["value"] for r in sub if r["model"] == "connectome" and r["alpha"] == a)
+            for a in alphas
+        ]
+        ax.plot(alphas, con, "k.-", lw=1.5, label="connectome")
+        ax.set_title(task)
+        ax.set_xlabel("alpha (global gain)")
+        ax.set_ylabel(sub[0]["metric"])
+        if task in ("narma10", "mackey-glass", "mackey-glass-84"):
+            ax.set_yscale("log")
+    axes[0][0].legend(fontsize=7)
+    fig.tight_layout()
+    return fig
