@@ -1,0 +1,11 @@
+"""The connectome drives a fly: bodies, connectome controller, stimulation and taxis experiments.
+
+- `wirelab.fly.body`: the ``act(descending_signal) -> Observation`` interface;
+- `wirelab.fly.flygym_body`: NeuroMechFly (flygym ``HybridTurningController``);
+- `wirelab.fly.kinematic`: a fast planar body calibrated against flygym.
+"""
+
+from wirelab.fly.body import DRIVE_RANGE, Body, Observation, make_body
+from wirelab.fly.odor import OdorSource
+
+__all__ = ["DRIVE_RANGE", "Body", "Observation", "OdorSource", "make_body"]

@@ -1,0 +1,79 @@
+"""One interface for every fly body: ``act(descending_signal) -> Observation``.
+
+The descending signal is flygym's ``HybridTurningController`` action: ``[left, right]`` drive
+(CPG amplitude of the legs on that side; a negative drive reverses that side's stepping). Both
+bodies clip it to flygym's action space ``[-0.5, 1.5]``. Equal drives walk straight; a larger
+left drive turns the fly to the right (clockwise seen from above), as in flygym.
+
+Conventions: positions in mm, time in s, heading in rad (counter-clockwise from +x, unwrapped so
+that heading changes can exceed a full turn), odor as ``[left, right]`` antenna intensity.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Protocol
+
+import numpy as np
+
+from wirelab.errors import UsageError
+
+DRIVE_RANGE = (-0.5, 1.5)  # flygym HybridTurningController action space
+
+
+@dataclass(frozen=True)
+class Observation:
+    """What a body reports after each ``act``.
+
+    Shapes are ``(2,)`` / ``()`` for one fly and ``(B, 2)`` / ``(B,)`` for a batch of ``B``.
+    """
+
+    time: float
+    position: np.ndarray  # (..., 2) mm
+    heading: np.ndarray  # (...) rad, unwrapped
+    odor: np.ndarray | None  # (..., 2) [left, right] antenna intensity, None without odor
+
+
+class Body(Protocol):
+    """A simulated fly driven by a two-dimensional descending signal."""
+
+    name: str
+    dt: float  # simulated seconds per ``act``
+
+    def reset(self) -> Observation: ...
+
+    def act(self, descending_signal: np.ndarray) -> Observation: ...
+
+    def close(self) -> None: ...
+
+
+def check_signal(signal: np.ndarray, batch: int | None) -> np.ndarray:
+    """Validate ``(2,)`` or ``(B, 2)`` finite drives and clip them to `DRIVE_RANGE`."""
+    s = np.asarray(signal, dtype=np.float64)
+    want = (2,) if batch is None else (batch, 2)
+    if s.shape != want:
+        if batch is None or s.shape != (2,):
+            raise UsageError(f"descending signal must have shape {want}, got {s.shape}")
+        s = np.broadcast_to(s, want)
+    if not np.isfinite(s).all():
+        raise UsageError("descending signal contains NaN or inf")
+    return s.clip(*DRIVE_RANGE)
+
+
+def has_display() -> bool:
+    """True when an X11 or Wayland display is available for a live viewer."""
+    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+
+
+def make_body(name: str, **kwargs: object) -> Body:
+    """``"kinematic"`` or ``"flygym"`` body; keyword arguments go to its constructor."""
+    if name == "kinematic":
+        from wirelab.fly.kinematic import KinematicBody
+
+        return KinematicBody(**kwargs)  # type: ignore[arg-type]
+    if name == "flygym":
+        from wirelab.fly.flygym_body import FlygymBody
+
+        return FlygymBody(**kwargs)  # type: ignore[arg-type]
+    raise UsageError(f"body must be 'kinematic' or 'flygym', not {name!r}")

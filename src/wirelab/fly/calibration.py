@@ -1,0 +1,168 @@
+"""Calibrate the kinematic body against NeuroMechFly (flygym) runs.
+
+Protocol (``wirelab fly calibrate``): for each constant descending signal ``[L, R]`` of a grid,
+walk flygym's ``HybridTurningController`` on flat ground for ``duration`` seconds, drop the first
+``settle`` seconds (landing, CPG start-up), and measure
+
+- yaw rate ``omega = (heading(T) - heading(settle)) / (T - settle)`` (rad/s, CCW positive);
+- forward speed ``v`` = path length of the thorax sampled once per stride (1/12 s, the CPG
+  frequency) over the same window / time, so that the within-stride sway does not count.
+
+Then fit the kinematic model (see `wirelab.fly.kinematic`) by least squares through the origin:
+``v = v_gain * (L + R) / 2`` and ``omega = w_gain * (R - L)``, and report R^2 of each fit. The
+antenna offsets (forward, lateral, in the fly frame) are read from flygym's olfaction sensors.
+``tau = 1 / 20`` s is the CPG amplitude convergence of ``HybridTurningController``
+(``convergence_coefs = 20``). The result, with the command and the raw runs, is
+``calibration.json`` beside this module; the kinematic body loads it.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Sequence
+from functools import cache
+from importlib import resources
+from typing import Any
+
+import numpy as np
+
+DEFAULT_GRID: tuple[tuple[float, float], ...] = (
+    (1.0, 1.0),
+    (0.6, 0.6),
+    (1.2, 0.4),
+    (0.4, 1.2),
+    (1.0, 0.6),
+    (0.6, 1.0),
+)
+STRIDE = 1.0 / 12.0  # s, HybridTurningController intrinsic_freqs = 12 Hz
+CPG_TAU = 1.0 / 20.0  # s, HybridTurningController convergence_coefs = 20
+
+
+@cache
+def load_calibration() -> dict[str, Any]:
+    """The stored calibration (``calibration.json`` beside this module)."""
+    text = resources.files("wirelab.fly").joinpath("calibration.json").read_text()
+    return dict(json.loads(text))
+
+
+def measure_run(
+    left: float, right: float, duration: float, settle: float, seed: int = 0
+) -> dict[str, float]:
+    """One flygym run with a constant signal; returns ``v`` (mm/s) and ``omega`` (rad/s)."""
+    from wirelab.fly.flygym_body import FlygymBody
+
+    body = FlygymBody(seed=seed)
+    try:
+        n = round(duration / body.dt)
+        every = max(1, round(STRIDE / body.dt))
+        t0 = round(settle / body.dt)
+        xy, heading = [], []
+        for i in range(1, n + 1):
+            obs = body.act(np.array([left, right]))
+            if i >= t0 and (i - t0) % every == 0:
+                xy.append(obs.position)
+                heading.append(float(obs.heading))
+    finally:
+        body.close()
+    pts = np.array(xy)  # (S, 2)
+    span = (len(pts) - 1) * every * body.dt
+    path = float(np.sum(np.linalg.norm(np.diff(pts, axis=0), axis=1)))
+    return {
+        "left": left,
+        "right": right,
+        "v": path / span,
+        "omega": (heading[-1] - heading[0]) / span,
+        "displacement": float(np.linalg.norm(pts[-1] - pts[0])),
+        "heading_change_deg": float(np.degrees(heading[-1] - heading[0])),
+    }
+
+
+def measure_antennae(duration: float = 0.2, seed: int = 0) -> dict[str, float]:
+    """Antenna offsets in the fly frame (forward, lateral; mm) and height, averaged over a walk."""
+    from wirelab.fly.flygym_body import FlygymBody
+    from wirelab.fly.odor import OdorSource
+
+    body = FlygymBody(seed=seed, odor=OdorSource((50.0, 0.0)))
+    fwd, lat, z = [], [], []
+    try:
+        for _ in range(round(duration / body.dt)):
+            obs = body.act(np.array([1.0, 1.0]))
+            sim = body.sim
+            ant = np.asarray(sim.physics.bind(sim.fly._antennae_sensors).sensordata)
+            ant = ant.reshape(4, 3)[2:4]  # [left, right] antenna xyz
+            h = float(obs.heading)
+            f_axis, l_axis = np.array([np.cos(h), np.sin(h)]), np.array([-np.sin(h), np.cos(h)])
+            rel = ant[:, :2] - obs.position  # (2, 2)
+            fwd.append(float(np.mean(rel @ f_axis)))
+            lat.append(float((rel[0] - rel[1]) @ l_axis / 2))
+            z.append(float(np.mean(ant[:, 2])))
+    finally:
+        body.close()
+    half = len(fwd) // 2  # second half: after landing
+    return {
+        "antenna_forward": float(np.mean(fwd[half:])),
+        "antenna_lateral": float(np.mean(lat[half:])),
+        "antenna_z": float(np.mean(z[half:])),
+    }
+
+
+def fit(runs: Sequence[dict[str, float]]) -> dict[str, float]:
+    """Least-squares gains through the origin and their R^2 (see module docstring)."""
+    mean = np.array([(r["left"] + r["right"]) / 2 for r in runs])
+    diff = np.array([r["right"] - r["left"] for r in runs])
+    v = np.array([r["v"] for r in runs])
+    w = np.array([r["omega"] for r in runs])
+    v_gain = float(mean @ v / (mean @ mean))
+    w_gain = float(diff @ w / (diff @ diff))
+
+    def r2(y: np.ndarray, yhat: np.ndarray) -> float:
+        return float(1 - np.sum((y - yhat) ** 2) / np.sum((y - y.mean()) ** 2))
+
+    return {
+        "v_gain": v_gain,
+        "w_gain": w_gain,
+        "v_r2": r2(v, v_gain * mean),
+        "omega_r2": r2(w, w_gain * diff),
+    }
+
+
+def calibrate(
+    grid: Sequence[tuple[float, float]] = DEFAULT_GRID,
+    duration: float = 1.0,
+    settle: float = 0.2,
+    progress: Callable[[str], None] | None = None,
+) -> dict[str, Any]:
+    """Run the grid on flygym, fit, and return the content of ``calibration.json``."""
+    t0 = time.perf_counter()
+    runs = []
+    for left, right in grid:
+        runs.append(measure_run(left, right, duration, settle))
+        if progress:
+            progress(f"L={left} R={right}: {runs[-1]}")
+    antennae = measure_antennae()
+    gains = fit(runs)
+    return {
+        "kinematic": {
+            "v_gain": gains["v_gain"],
+            "w_gain": gains["w_gain"],
+            "tau": CPG_TAU,
+            "antenna_forward": antennae["antenna_forward"],
+            "antenna_lateral": antennae["antenna_lateral"],
+        },
+        "measurement": {
+            "command": (
+                f"wirelab fly calibrate --duration {duration} --settle {settle} --grid "
+                + ";".join(f"{a:g},{b:g}" for a, b in grid)
+                + " --write src/wirelab/fly/calibration.json"
+            ),
+            "flygym_timestep": 1e-4,
+            "duration_s": duration,
+            "settle_s": settle,
+            "fit": gains,
+            "antennae": antennae,
+            "runs": runs,
+            "wall_s": time.perf_counter() - t0,
+            "date": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        },
+    }

@@ -1,0 +1,187 @@
+"""NeuroMechFly in MuJoCo (flygym 1.2.1) behind the `Body` interface.
+
+The body is flygym's ``HybridTurningController`` (CPGs + stumbling/retraction rules, with a 2-D
+descending input that scales left/right CPG amplitudes; Wang-Chen et al. 2024, Nature Methods
+21:2353), with the contact sensors it requires on every leg's Tibia and Tarsus1-5, adhesion on,
+on a flat arena or flygym's ``OdorArena``. One ``act`` is one physics step (``timestep`` 1e-4 s).
+
+Rendering: ``video=PATH`` records headless frames with a tracking camera (set ``MUJOCO_GL=osmesa``
+on machines without a GPU/display; this module does so when no display is found) and writes an MP4
+on ``close``. ``viewer=True`` opens MuJoCo's passive viewer looking through the same flygym camera
+when a display exists, and raises a clear `UsageError` when there is none.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from wirelab.errors import DivergenceError, UsageError
+from wirelab.fly.body import Observation, check_signal, has_display
+from wirelab.fly.odor import OdorSource
+
+LEGS = ("LF", "LM", "LH", "RF", "RM", "RH")
+CONTACT_SEGMENTS = ("Tibia", "Tarsus1", "Tarsus2", "Tarsus3", "Tarsus4", "Tarsus5")
+ANTENNA_Z = 0.86  # mm: antenna height while walking (measured, see calibration.json)
+
+
+def flygym_available() -> str | None:
+    """None when flygym imports, else the reason (for skips and clear errors)."""
+    if not has_display():
+        os.environ.setdefault("MUJOCO_GL", "osmesa")
+    try:
+        import flygym  # noqa: F401
+        from flygym.examples.locomotion import HybridTurningController  # noqa: F401
+    except Exception as exc:  # ImportError, or a MuJoCo/GL error at import
+        return (
+            f"flygym is not usable here ({type(exc).__name__}: {exc}); pip install 'wirelab[fly]'"
+        )
+    return None
+
+
+def _import_flygym() -> Any:
+    reason = flygym_available()
+    if reason:
+        raise UsageError(reason)
+    import flygym
+
+    return flygym
+
+
+class FlygymBody:
+    """NeuroMechFly walking under ``HybridTurningController`` (see module docstring).
+
+    Args:
+        start_xy: spawn position (mm).
+        start_heading: spawn heading (rad, 0 faces +x).
+        odor: odor source (uses ``OdorArena`` and the fly's olfaction), or None (flat arena).
+        timestep: physics step (s).
+        seed: seed of the controller's CPG initial state.
+        video: MP4 path to record to, or None.
+        camera: flygym camera preset for the video and the viewer.
+        play_speed: video play speed (0.1 = ten times slower than real time).
+        viewer: open MuJoCo's passive viewer (needs a display).
+    """
+
+    name = "flygym"
+
+    def __init__(
+        self,
+        start_xy: tuple[float, float] = (0.0, 0.0),
+        start_heading: float = 0.0,
+        odor: OdorSource | None = None,
+        timestep: float = 1e-4,
+        seed: int = 0,
+        video: str | Path | None = None,
+        camera: str = "camera_top_zoomout",
+        play_speed: float = 0.1,
+        viewer: bool = False,
+    ) -> None:
+        if viewer and not has_display():
+            raise UsageError(
+                "no display found (DISPLAY/WAYLAND_DISPLAY unset): the live viewer needs one; "
+                "record a video with --video PATH instead"
+            )
+        flygym = _import_flygym()
+        from flygym.arena import FlatTerrain, OdorArena
+        from flygym.examples.locomotion import HybridTurningController
+
+        self.dt = float(timestep)
+        self.odor = odor
+        self.video = Path(video) if video else None
+        fly = flygym.Fly(
+            spawn_pos=(float(start_xy[0]), float(start_xy[1]), 0.2),
+            spawn_orientation=(0.0, 0.0, float(start_heading)),
+            contact_sensor_placements=[f"{leg}{seg}" for leg in LEGS for seg in CONTACT_SEGMENTS],
+            enable_adhesion=True,
+            draw_adhesion=False,
+            enable_olfaction=odor is not None,
+        )
+        if odor is not None:
+            arena: Any = OdorArena(
+                odor_source=np.array([[*odor.xy, ANTENNA_Z + odor.height]]),
+                peak_odor_intensity=np.array([[odor.peak]]),
+                diffuse_func=lambda x: x**-2,
+                marker_size=0.3,
+            )
+        else:
+            arena = FlatTerrain()
+        self.camera = None
+        if self.video is not None or viewer:
+            self.camera = flygym.YawOnlyCamera(
+                attachment_point=fly.model.worldbody,
+                camera_name=camera,
+                targeted_fly_names=fly.name,
+                play_speed=play_speed,
+                timestamp_text=True,
+            )
+        self.sim = HybridTurningController(
+            fly=fly,
+            cameras=[self.camera] if self.camera is not None else [],
+            arena=arena,
+            timestep=self.dt,
+            seed=seed,
+        )
+        self.seed = seed
+        self.viewer: Any = None
+        if viewer:
+            self._open_viewer(f"{fly.name}/{camera}")
+        self.reset()
+
+    def _open_viewer(self, camera_name: str) -> None:
+        import mujoco
+        import mujoco.viewer
+
+        model, data = self.sim.physics.model.ptr, self.sim.physics.data.ptr
+        self.viewer = mujoco.viewer.launch_passive(model, data)
+        cam_id = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_CAMERA, camera_name)
+        if cam_id >= 0:
+            self.viewer.cam.type = mujoco.mjtCamera.mjCAMERA_FIXED
+            self.viewer.cam.fixedcamid = cam_id
+
+    def reset(self) -> Observation:
+        obs, _ = self.sim.reset(seed=self.seed)
+        self.t = 0.0
+        self._heading = float(self._raw_heading(obs))
+        return self._observation(obs)
+
+    @staticmethod
+    def _raw_heading(obs: dict[str, np.ndarray]) -> float:
+        o = obs["fly_orientation"]  # unit vector the fly faces
+        return float(np.arctan2(o[1], o[0]))
+
+    def _observation(self, obs: dict[str, np.ndarray]) -> Observation:
+        raw = self._raw_heading(obs)
+        self._heading += (raw - self._heading + np.pi) % (2 * np.pi) - np.pi  # unwrap
+        odor = None
+        if self.odor is not None:
+            odor = np.asarray(obs["odor_intensity"][0, 2:4], dtype=np.float64)  # antennae L, R
+        pos = np.asarray(obs["fly"][0][:2], dtype=np.float64)
+        return Observation(self.t, pos, np.asarray(self._heading), odor)
+
+    def act(self, descending_signal: np.ndarray) -> Observation:
+        from dm_control.rl.control import PhysicsError
+
+        d = check_signal(descending_signal, None)
+        try:
+            obs, *_ = self.sim.step(d)
+        except PhysicsError as exc:
+            raise DivergenceError(f"flygym physics diverged at t={self.t:.4f} s: {exc}") from None
+        self.t += self.dt
+        if self.camera is not None:
+            self.sim.render()
+        if self.viewer is not None and self.viewer.is_running():
+            self.viewer.sync()
+        return self._observation(obs)
+
+    def close(self) -> None:
+        if self.camera is not None and self.video is not None:
+            self.video.parent.mkdir(parents=True, exist_ok=True)
+            self.camera.save_video(self.video, stabilization_time=0)
+        if self.viewer is not None:
+            self.viewer.close()
+            self.viewer = None
+        self.sim.close()

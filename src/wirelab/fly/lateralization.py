@@ -1,0 +1,194 @@
+"""Is the DN-VNC response to one-sided sensory input ipsilateral or contralateral?
+
+For one modality and one side, the ``K`` sensory neurons of that side each get an input channel.
+Bootstrap replicate ``b`` resamples the ``K`` neurons with replacement and drives neuron ``i`` with
+``gain * count_b(i)`` (replicate 0 is the real set, every count 1). The reservoir (leaky tanh,
+`wirelab.fly.controller`) runs ``steps`` updates from rest with the input held on; the DN-VNC
+response of a side is its mean activity over the last ``tail`` updates. Per replicate::
+
+    LI_side = (dn_L - dn_R) / (dn_L + dn_R)          after stimulating ``side``
+    C       = (LI_left - LI_right) / 2               > 0 ipsilateral, < 0 contralateral
+
+The confidence interval of ``C`` is the 2.5-97.5 percentile over replicates. Every model (the
+connectome, degree-preserving nulls, the left-right mirrored connectome; each normalised ``row``
+and ``spectral``), every gain and every replicate advance together in one batched reservoir run
+(`wirelab.reservoir.Reservoir`: models are its M axis, gains x replicates its B axis).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from wirelab.data.connectome import Connectome
+from wirelab.fly.populations import input_neurons
+from wirelab.fly.stimulate import lateralization_index
+from wirelab.reservoir import Reservoir, Units, normalize
+
+
+@dataclass(frozen=True)
+class Model:
+    """One recurrent matrix under test: ``name`` (connectome|degree|mirror), null index."""
+
+    name: str
+    index: int
+    normalize: str
+    weights: sp.csr_matrix
+
+
+def response(
+    con: Connectome,
+    models: Sequence[Model],
+    modality: str,
+    side: str,
+    gains: Sequence[float],
+    n_boot: int,
+    steps: int = 20,
+    tail: int = 5,
+    alpha: float = 1.0,
+    leak: float = 1.0,
+    seed: int = 0,
+    backend: str = "auto",
+) -> np.ndarray:
+    """``(M, G, 1 + n_boot, 2)`` DN-VNC ``[left, right]`` responses to stimulating ``side``."""
+    inputs = input_neurons(con, modality, side)  # (K,)
+    k = len(inputs)
+    w_in = np.zeros((k, con.n))
+    w_in[np.arange(k), inputs] = 1.0
+    rng = np.random.default_rng(seed)
+    counts = np.ones((1 + n_boot, k))
+    for b in range(1, 1 + n_boot):
+        counts[b] = np.bincount(rng.integers(0, k, k), minlength=k)
+    g = np.asarray(gains, dtype=np.float64)
+    u = (g[:, None, None] * counts[None]).reshape(-1, k)  # (G * R, K)
+    dn_l = con.select(celltype="DN-VNC", side="left")
+    dn_r = con.select(celltype="DN-VNC", side="right")
+    res = Reservoir(
+        [m.weights for m in models],
+        w_in,
+        alphas=alpha,
+        units=Units(activation="tanh", leak=leak, input_scaling=1.0),
+        batch=u.shape[0],
+        dtype=np.float32,
+        backend=backend,
+        settings={"modality": modality, "side": side},
+    )
+    run = res.run(np.broadcast_to(u, (steps, *u.shape)), record=np.concatenate([dn_l, dn_r]))
+    x = run.states[-tail:, :, 0].mean(axis=0)  # (M, G*R, P)
+    nl = len(dn_l)
+    out = np.stack([x[..., :nl].mean(axis=-1), x[..., nl:].mean(axis=-1)], axis=-1)
+    return out.reshape(len(models), len(g), 1 + n_boot, 2).astype(np.float64)
+
+
+def _li(dn: np.ndarray) -> np.ndarray:
+    total = dn[..., 0] + dn[..., 1]
+    return np.divide(dn[..., 0] - dn[..., 1], total, out=np.zeros_like(total), where=total != 0)
+
+
+def study(
+    con: Connectome,
+    models: Sequence[Model],
+    modalities: Sequence[str],
+    gains: Sequence[float],
+    n_boot: int = 200,
+    steps: int = 20,
+    seed: int = 0,
+    progress: Callable[[str], None] | None = None,
+    backend: str = "auto",
+) -> list[dict[str, Any]]:
+    """Tidy rows: one per modality x gain x model (see module docstring for the columns)."""
+    rows: list[dict[str, Any]] = []
+    for mod in modalities:
+        left = response(con, models, mod, "left", gains, n_boot, steps, seed=seed, backend=backend)
+        right = response(
+            con, models, mod, "right", gains, n_boot, steps, seed=seed + 1, backend=backend
+        )
+        li_l, li_r = _li(left), _li(right)  # (M, G, R)
+        c = (li_l - li_r) / 2
+        for mi, m in enumerate(models):
+            for gi, g in enumerate(gains):
+                boot = c[mi, gi, 1:]
+                lo, hi = np.percentile(boot, [2.5, 97.5]) if n_boot else (np.nan, np.nan)
+                est = float(c[mi, gi, 0])
+                verdict = "ipsilateral" if lo > 0 else "contralateral" if hi < 0 else "undetermined"
+                rows.append(
+                    {
+                        "modality": mod,
+                        "gain": float(g),
+                        "normalize": m.normalize,
+                        "model": m.name,
+                        "null": m.index,
+                        "n_inputs_left": int(len(input_neurons(con, mod, "left"))),
+                        "n_inputs_right": int(len(input_neurons(con, mod, "right"))),
+                        "li_left_stim": lateralization_index(*left[mi, gi, 0]),
+                        "li_right_stim": lateralization_index(*right[mi, gi, 0]),
+                        "dn_left_stim": [float(v) for v in left[mi, gi, 0]],
+                        "dn_right_stim": [float(v) for v in right[mi, gi, 0]],
+                        "contrast": est,
+                        "ci_low": float(lo),
+                        "ci_high": float(hi),
+                        "verdict": verdict,
+                    }
+                )
+        if progress:
+            progress(mod)
+    return rows
+
+
+def summarize(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per modality x gain x normalisation: connectome contrast and CI vs nulls and mirror.
+
+    ``p_null`` = (1 + #nulls with |C_null| >= |C_connectome|) / (1 + #nulls), two-sided.
+    """
+    out: list[dict[str, Any]] = []
+    keys = sorted({(r["modality"], r["gain"], r["normalize"]) for r in rows})
+    for mod, g, norm in keys:
+        sel = [r for r in rows if (r["modality"], r["gain"], r["normalize"]) == (mod, g, norm)]
+        conn = next(r for r in sel if r["model"] == "connectome")
+        nulls = np.array([r["contrast"] for r in sel if r["model"] == "degree"])
+        mirror = next((r for r in sel if r["model"] == "mirror"), None)
+        row: dict[str, Any] = {
+            "modality": mod,
+            "gain": g,
+            "normalize": norm,
+            "contrast": conn["contrast"],
+            "ci_low": conn["ci_low"],
+            "ci_high": conn["ci_high"],
+            "verdict": conn["verdict"],
+            "dn_total": float(sum(conn["dn_left_stim"])),
+        }
+        if len(nulls):
+            row["null_mean"] = float(nulls.mean())
+            row["null_std"] = float(nulls.std())
+            row["p_null"] = float(
+                (1 + np.sum(np.abs(nulls) >= abs(conn["contrast"]))) / (1 + len(nulls))
+            )
+        if mirror is not None:
+            row["mirror_contrast"] = mirror["contrast"]
+        out.append(row)
+    return out
+
+
+def build_models(
+    con: Connectome,
+    normalizations: Sequence[str],
+    n_nulls: int,
+    seed: int = 0,
+    mirror: bool = True,
+) -> list[Model]:
+    """Connectome, ``n_nulls`` degree-preserving nulls and the mirror, each normalised."""
+    from wirelab.fly.nulls import degree_preserving, mirrored
+
+    raw: list[tuple[str, int, sp.csr_matrix]] = [("connectome", 0, con.matrix())]
+    raw += [("degree", i, degree_preserving(con, seed + i)) for i in range(n_nulls)]
+    if mirror:
+        raw.append(("mirror", 0, mirrored(con)))
+    return [
+        Model(name, i, norm, normalize(w, norm).astype(np.float64))
+        for norm in normalizations
+        for name, i, w in raw
+    ]

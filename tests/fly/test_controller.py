@@ -1,0 +1,100 @@
+"""The connectome controller: populations, fast path vs reference equation, mappings, ridge."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tests.conftest import requires_larva
+from wirelab.errors import UsageError
+from wirelab.fly.controller import ConnectomeController, ControllerConfig, reference_update
+from wirelab.fly.mapping import FixedMapping, fit_ridge, fit_ridge_cv
+from wirelab.fly.populations import Populations, input_neurons, modalities
+from wirelab.reservoir import reservoir_weights
+
+
+@requires_larva
+def test_populations_follow_the_annotations(larva) -> None:  # type: ignore[no-untyped-def]
+    mods = modalities(larva)
+    assert {"olfactory", "visual", "gustatory-external", "thermo-warm"} <= set(mods)
+    left = input_neurons(larva, "olfactory", "left")
+    assert len(left) == 21 and set(larva.side[left]) == {"left"}
+    assert all("olfactory" in larva.annotations[i] for i in left)
+    pops = Populations.build(larva, "olfactory", "DN-VNC+DN-SEZ")
+    assert len(pops.dn_left) == len(pops.dn_right) == 91
+    assert len(pops.features) == 2 * (91 + 82)
+    w_in = pops.input_matrix(larva.n)
+    assert w_in.shape == (2, larva.n) and w_in[0].sum() == 21 and w_in[1].sum() == 21
+    with pytest.raises(UsageError, match="unknown modality"):
+        input_neurons(larva, "sonar", "left")
+
+
+@requires_larva
+@pytest.mark.parametrize("normalize", ["row", "spectral"])
+def test_fast_update_equals_reference_equation(larva, normalize: str) -> None:  # type: ignore[no-untyped-def]
+    cfg = ControllerConfig(normalize=normalize, alpha=0.9, leak=0.5, input_gain=2.0)
+    ctrl = ConnectomeController(larva, cfg, batch=3)
+    w = reservoir_weights(larva, normalize_by=normalize)
+    w_in = ctrl.pops.input_matrix(larva.n)
+    u = np.array([[1.0, 0.0], [0.0, 1.0], [0.5, 0.5]])
+    x = np.zeros((3, larva.n))
+    for _ in range(6):
+        dn, feats = ctrl.update(u)
+        x = reference_update(w, x, u, w_in, cfg)
+    np.testing.assert_allclose(ctrl.state[0, 0], x, atol=2e-5)
+    np.testing.assert_allclose(dn[:, 0], x[:, ctrl.pops.dn_left].mean(axis=1), atol=2e-5)
+    assert feats.shape == (3, 182)
+
+
+@requires_larva
+def test_row_normalisation_lets_dn_activity_through_spectral_buries_it(larva) -> None:  # type: ignore[no-untyped-def]
+    levels = {}
+    for norm in ("row", "spectral"):
+        ctrl = ConnectomeController(larva, ControllerConfig(modality="all", normalize=norm))
+        for _ in range(20):
+            dn, _ = ctrl.update(np.array([1.0, 0.0]))
+        levels[norm] = float(dn.sum())
+    assert levels["row"] > 10 * levels["spectral"] > 0
+
+
+@given(
+    dn=st.lists(st.floats(0, 1), min_size=2, max_size=2),
+    gain=st.floats(-3, 3),
+    offset=st.floats(-1, 2),
+)
+@settings(max_examples=30, deadline=None)
+def test_fixed_mappings_are_mirror_images(dn: list[float], gain: float, offset: float) -> None:
+    d = np.array([dn])
+    ipsi = FixedMapping("ipsilateral", gain, offset)(d, d)
+    contra = FixedMapping("contralateral", gain, offset)(d, d)
+    np.testing.assert_allclose(ipsi, offset + gain * d)
+    np.testing.assert_allclose(contra, ipsi[:, ::-1])
+
+
+def test_bad_mapping_and_config_are_usage_errors() -> None:
+    with pytest.raises(UsageError):
+        FixedMapping("diagonal")
+    with pytest.raises(UsageError):
+        ControllerConfig(normalize="max")
+    with pytest.raises(UsageError):
+        ControllerConfig(update_steps=0)
+
+
+def test_ridge_equals_closed_form_and_recovers_a_linear_map() -> None:
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(400, 6)) * np.array([1, 10, 0.1, 1, 1, 1])
+    w_true = rng.normal(size=(6, 2))
+    y = x @ w_true + np.array([1.0, -2.0])
+    m = fit_ridge(x, y, ridge=0.0)
+    np.testing.assert_allclose(m.weight, w_true, atol=1e-8)
+    np.testing.assert_allclose(m.bias, [1.0, -2.0], atol=1e-8)
+    # closed form on standardised features with a penalty
+    lam = 5.0
+    mx, sd = x.mean(0), x.std(0)
+    z = (x - mx) / sd
+    wz = np.linalg.solve(z.T @ z + lam * np.eye(6), z.T @ (y - y.mean(0)))
+    np.testing.assert_allclose(fit_ridge(x, y, lam).weight, wz / sd[:, None], atol=1e-10)
+    _, best, scores = fit_ridge_cv(x, y + 0.01 * rng.normal(size=y.shape), np.arange(400) % 8)
+    assert best == min(scores, key=lambda k: scores[k])

@@ -1,0 +1,92 @@
+"""Closed-loop taxis on the kinematic body (small and fast) and its pieces."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tests.conftest import requires_larva
+from wirelab.errors import UsageError
+from wirelab.fly.controller import ControllerConfig
+from wirelab.fly.taxis import (
+    TaxisConfig,
+    deploy,
+    encode,
+    evaluate,
+    run_study,
+    starts,
+    teacher,
+    wilson,
+)
+
+
+def test_teacher_turns_toward_the_stronger_side() -> None:
+    cfg = TaxisConfig()
+    sig = teacher(cfg, np.array([[2.0, 1.0], [1.0, 2.0], [1.0, 1.0]]))
+    assert sig[0, 0] < sig[0, 1]  # more odor on the left -> lower left drive -> left turn
+    assert sig[1, 0] > sig[1, 1]
+    np.testing.assert_allclose(sig[2], [1.0, 1.0])
+
+
+def test_adapted_encoding_removes_the_common_level() -> None:
+    cfg = TaxisConfig(encoding="adapted", input_gain=1.0)
+    a = encode(cfg, np.array([[2.0, 1.0]]))
+    b = encode(cfg, np.array([[200.0, 100.0]]))
+    np.testing.assert_allclose(a, b)
+    np.testing.assert_allclose(a.sum(), 2.0)
+
+
+def test_starts_are_seeded_and_in_range() -> None:
+    cfg = TaxisConfig(start_distance=(10.0, 12.0))
+    xy, h = starts(cfg, 50, seed=1)
+    xy2, _ = starts(cfg, 50, seed=1)
+    np.testing.assert_array_equal(xy, xy2)
+    r = np.linalg.norm(xy, axis=1)
+    assert np.all((r >= 10.0) & (r <= 12.0)) and np.all(np.abs(h) <= np.pi)
+
+
+def test_teacher_beats_constant_walking_in_closed_loop() -> None:
+    cfg = TaxisConfig(trials=40, time_limit=4.0, start_distance=(6.0, 8.0), seed=5)
+    _, teach = deploy(cfg, "teacher")
+    _, const = deploy(cfg, "constant")
+    assert teach["success_rate"] > const["success_rate"] + 0.2
+
+
+def test_evaluate_counts_success_and_efficiency() -> None:
+    from wirelab.fly.loop import Trace
+
+    pos = np.array([[[10.0, 0.0]], [[5.0, 0.0]], [[1.0, 0.0]]])  # straight to the source
+    tr = Trace(
+        np.array([0.0, 1.0, 2.0]),
+        pos,
+        np.zeros((3, 1)),
+        np.zeros((3, 1, 2)),
+        np.zeros((3, 1, 2)),
+        np.zeros((3, 1, 2)),
+        extra={"final_position": np.array([[0.0, 0.0]])},
+    )
+    res = evaluate(tr, TaxisConfig(radius=2.0, start_distance=(5, 10)), dt_u=1.0)
+    assert res["success_rate"] == 1.0
+    assert res["time_to_source_s"] == 2.0
+    assert res["path_efficiency"] == pytest.approx(8.0 / 9.0)
+    assert wilson(0, 10)[0] == 0.0 and wilson(10, 10)[1] == 1.0
+
+
+def test_bad_taxis_config_is_a_usage_error() -> None:
+    with pytest.raises(UsageError):
+        TaxisConfig(trials=0)
+    with pytest.raises(UsageError):
+        TaxisConfig(radius=5.0, start_distance=(3.0, 4.0))
+
+
+@requires_larva
+def test_taxis_pipeline_trains_and_deploys_on_the_kinematic_body(larva) -> None:  # type: ignore[no-untyped-def]
+    cfg = TaxisConfig(trials=6, train_trials=4, time_limit=1.5, start_distance=(4.0, 6.0))
+    ctrl = ControllerConfig(modality="olfactory", update_steps=100)
+    rows, traces = run_study(larva, ctrl, cfg, n_nulls=0, mirror=False)
+    names = [r["condition"] for r in rows]
+    assert names == ["teacher", "constant", "random", "connectome"]
+    conn = rows[-1]
+    assert conn["trials"] == 6 and 0.0 <= conn["success_rate"] <= 1.0
+    assert conn["train_r2"] > 0.0  # the readout explains part of the teacher's signal
+    assert traces["connectome"].position.shape[1] == 6
