@@ -83,3 +83,15 @@ def test_wide_nested_object_becomes_one_row_table() -> None:
     assert s.scalars == [("acc", 0.9), ("small.a", 1)]
     (rec,) = s.records
     assert rec.key == "gates_by_type" and rec.columns == list(counts) and rec.rows == [counts]
+
+
+def test_object_of_objects_becomes_a_table_with_a_row_per_key() -> None:
+    pops = {"CN": {"left": 50, "right": 50}, "KC": {"left": 73, "right": 71, "note": [1, 2]}}
+    s = split_metrics({"larva": {"neurons": 2952, "populations": pops}})
+    assert s.scalars == [("larva.neurons", 2952)]
+    (rec,) = s.records
+    assert rec.key == "larva.populations" and rec.columns == ["name", "left", "right", "note"]
+    assert rec.rows[1] == {"name": "KC", "left": 73, "right": 71, "note": [1, 2]}
+    # a single entry, or entries that are not all flat objects, stay flattened
+    assert not split_metrics({"by": {"row": {"a": 1}}}).records
+    assert not split_metrics({"x": {"a": {"b": {"c": 1}}, "d": {"e": 2}}}).records

@@ -30,7 +30,7 @@ from wirelab.report.tables import (
     fmt,
     headline,
     kv_table,
-    metrics_html,
+    metrics_parts,
     records_table,
     split_metrics,
 )
@@ -101,7 +101,7 @@ def _video(run: Run, vid: Path, page_dir: Path, max_bytes: int) -> str:
         return f'<figure><p><a href="{href}">{caption}</a> ({why})</p></figure>'
     uri = _data_uri(vid, VIDEO_SUFFIXES[vid.suffix.lower()])
     return (
-        f'<figure><video src="{uri}" controls muted loop playsinline preload="metadata" '
+        f'<figure><video src="{uri}" controls muted loop playsinline preload="auto" '
         f'title="{escape(run.name)}/{caption}"></video>'
         f'<figcaption>{caption} ({_size(size)}) · <a href="{href}">file</a></figcaption></figure>'
     )
@@ -171,9 +171,12 @@ def render_run(run: Run, page_dir: Path, max_rows: int, max_bytes: int) -> str:
         lines += [f"$ {argv}"] if argv else []
         parts.append(f'<pre class="cmd">{escape(chr(10).join(lines))}</pre>')
     parts.append(f'<p class="dim mono">{escape(str(run.path))}</p>')
-    left = ""
+    left = wide = ""
     if run.metrics is not None:
-        left = "<h4>metrics</h4>" + metrics_html(run.metrics, max_rows)
+        scalars, wide = metrics_parts(run.metrics, max_rows)
+        if not (scalars or wide):
+            scalars = '<p class="dim">metrics.json is empty.</p>'
+        left = "<h4>metrics</h4>" + scalars
     right = ""
     config = run.config.get("config")
     if isinstance(config, dict):
@@ -188,6 +191,8 @@ def render_run(run: Run, page_dir: Path, max_rows: int, max_bytes: int) -> str:
         right += kv_table([(str(k), v) for k, v in env.items()]) + "</details>"
     if left or right:
         parts.append(f'<div class="cols"><div>{left}</div><div>{right}</div></div>')
+    if wide:  # record tables and series use the article's full width
+        parts.append(f'<div class="wide">{wide}</div>')
     if run.images or run.videos:
         figs = [_video(run, v, page_dir, max_bytes) for v in run.videos]
         figs += [_figure(run, i, page_dir, max_bytes) for i in run.images]
@@ -315,6 +320,9 @@ def write_runs(
     page_dir = out.resolve().parent
     html = render_page(runs, page_dir, title=title, max_rows=max_rows, max_bytes=max_embed_bytes)
     atomic_write_bytes(out, html.encode("utf-8"))
+    umask = os.umask(0)
+    os.umask(umask)
+    out.chmod(0o666 & ~umask)  # a page to share: readable like any new file, not 0600
     return out
 
 

@@ -53,13 +53,18 @@ pre.cmd { background: var(--panel); border: 1px solid var(--line); border-radius
           padding: 8px 12px; margin: 8px 0; overflow-x: auto; font-family: var(--mono);
           font-size: 0.85rem; white-space: pre-wrap; word-break: break-all; }
 .cols { display: grid; grid-template-columns: repeat(auto-fit, minmax(340px, 1fr)); gap: 0 28px; }
+.cols > div { min-width: 0; }
+.wide { margin-top: 4px; }
+.wide .scroll { display: inline-block; vertical-align: top; margin-right: 24px; }
 table { border-collapse: collapse; margin: 6px 0 10px; font-size: 0.88rem; }
 caption { text-align: left; font-weight: 600; padding: 4px 0; font-family: var(--mono); }
 th, td { padding: 3px 10px; border-bottom: 1px solid var(--line); text-align: left;
          vertical-align: top; }
 thead th { background: var(--panel); border-bottom: 2px solid var(--line); white-space: nowrap; }
-table.kv th { font-family: var(--mono); font-weight: 500; color: var(--dim); white-space: nowrap; }
-table.kv { min-width: 280px; }
+table.kv th { font-family: var(--mono); font-weight: 500; color: var(--dim);
+              overflow-wrap: anywhere; min-width: 12em; }
+table.kv td { overflow-wrap: anywhere; }
+table.kv { min-width: 280px; max-width: 100%; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; font-family: var(--mono); }
 tbody tr:nth-child(even) > * { background: color-mix(in srgb, var(--panel) 60%, transparent); }
 tr.more td { color: var(--dim); font-style: italic; text-align: center; }

@@ -6,7 +6,8 @@ A metrics document is any JSON value. It is split into
   table;
 - *record tables*: lists of objects (``"results": [{"alpha": 0.9, "mc": 3.1}, ...]``), one table
   each with the union of their keys as columns, cut to ``max_rows`` rows; a nested object with
-  more than ``WIDE_DICT`` scalars (counts per gate type) becomes a one-row table;
+  more than ``WIDE_DICT`` scalars (counts per gate type) becomes a one-row table, and an object of
+  objects of scalars (``{"CN": {"left": 50, "right": 50}, ...}``) a table with one row per key;
 - *series*: long lists of numbers or nested lists, summarised by length, shape and range.
 
 Every string that reaches the page goes through `html.escape`.
@@ -81,6 +82,19 @@ class Split:
     series: list[Series] = field(default_factory=list)
 
 
+def _is_table_of_objects(d: dict[Any, Any]) -> bool:
+    """At least two entries, each an object of scalars (or short scalar lists)."""
+
+    def flat(v: Any) -> bool:
+        return is_scalar(v) or (
+            isinstance(v, list) and len(v) <= SHORT_LIST and all(is_scalar(x) for x in v)
+        )
+
+    return len(d) >= 2 and all(
+        isinstance(v, dict) and v and all(flat(x) for x in v.values()) for v in d.values()
+    )
+
+
 def _shape(x: Any) -> tuple[int, ...]:
     if isinstance(x, list):
         return (len(x), *(_shape(x[0]) if x else ()))
@@ -106,6 +120,14 @@ def split_metrics(metrics: Any, max_rows: int = MAX_ROWS) -> Split:
             if prefix and len(value) > WIDE_DICT and all(is_scalar(v) for v in value.values()):
                 # many scalars under one key (counts per gate type, ...): one wide row
                 out.records.append(Records(prefix, [str(k) for k in value], [value], 1))
+                return
+            if prefix and _is_table_of_objects(value):
+                # {"CN": {"left": 50, "right": 50}, "KC": {...}}: one row per key
+                names = ["name"]
+                for row in value.values():
+                    names += [str(k) for k in row if str(k) not in names]
+                rows = [{"name": k, **v} for k, v in value.items()]
+                out.records.append(Records(prefix, names, rows[:max_rows], len(rows)))
                 return
             if not value and prefix:
                 out.scalars.append((prefix, "{}"))
@@ -195,10 +217,15 @@ def series_table(series: list[Series]) -> str:
     )
 
 
+def metrics_parts(metrics: Any, max_rows: int = MAX_ROWS) -> tuple[str, str]:
+    """(the key/value table of scalars, the record and series tables) of a metrics document."""
+    split = split_metrics(metrics, max_rows)
+    tables = [records_table(r) for r in split.records]
+    tables.append(series_table(split.series))
+    return kv_table(split.scalars), "".join(t for t in tables if t)
+
+
 def metrics_html(metrics: Any, max_rows: int = MAX_ROWS) -> str:
     """All tables for one metrics document."""
-    split = split_metrics(metrics, max_rows)
-    parts = [kv_table(split.scalars)]
-    parts += [records_table(r) for r in split.records]
-    parts.append(series_table(split.series))
-    return "".join(p for p in parts if p) or '<p class="dim">metrics.json is empty.</p>'
+    scalars, tables = metrics_parts(metrics, max_rows)
+    return scalars + tables or '<p class="dim">metrics.json is empty.</p>'
