@@ -6,6 +6,8 @@ from pathlib import Path
 
 import click
 
+from wirelab.errors import UsageError
+
 
 @click.command("report")
 @click.argument("dirs", nargs=-1, required=True, type=click.Path(path_type=Path))
@@ -39,6 +41,12 @@ import click
     help="Also open the page in headless Chromium, save a PNG of its top and fail (exit 1) "
     "on console errors or images that do not load.",
 )
+@click.option(
+    "--screenshot-size",
+    default="1280x900",
+    show_default=True,
+    help="Viewport of the screenshot, WIDTHxHEIGHT pixels (the top of the page).",
+)
 def command(
     dirs: tuple[Path, ...],
     out: Path,
@@ -46,6 +54,7 @@ def command(
     max_rows: int,
     max_embed_mb: float,
     screenshot: Path | None,
+    screenshot_size: str,
 ) -> None:
     """Build one self-contained HTML page from result directories.
 
@@ -56,6 +65,14 @@ def command(
     from wirelab.report.html import write_runs
     from wirelab.report.runs import load_runs
 
+    try:
+        width, height = (int(v) for v in screenshot_size.lower().split("x"))
+    except ValueError:
+        raise UsageError(
+            f"--screenshot-size must be WIDTHxHEIGHT, got {screenshot_size!r}"
+        ) from None
+    if not (100 <= width <= 8000 and 100 <= height <= 20000):
+        raise UsageError(f"--screenshot-size {screenshot_size} is out of range")
     runs = load_runs(dirs)  # raises UsageError when nothing is found
     page = write_runs(
         runs, out, title=title, max_rows=max_rows, max_embed_bytes=int(max_embed_mb * 2**20)
@@ -67,7 +84,7 @@ def command(
     if screenshot is not None:
         from wirelab.report.browser import BrowserError, check_page
 
-        check = check_page(page, screenshot=screenshot)
+        check = check_page(page, screenshot=screenshot, width=width, height=height)
         click.echo(f"screenshot -> {screenshot}")
         if not check.ok:
             raise BrowserError("the page has problems in Chromium: " + "; ".join(check.problems()))

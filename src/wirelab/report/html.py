@@ -234,6 +234,7 @@ def render_summary(runs: Sequence[Run]) -> str:
         f"<div class=card><b>{n}</b><span>{escape(k)}</span></div>" for k, n in cards
     )
     html += "</div>"
+    nested = any(r.children for r in runs)
     rows = []
     for r in runs:
         if r.parent is not None:
@@ -245,11 +246,14 @@ def render_summary(runs: Sequence[Run]) -> str:
             f'<td><span class="badge {r.status}">{r.status}</span></td>'
             f'<td class="mono cmd">{escape(r.command)}</td><td>{escape(heads)}</td>'
             f"<td class=num>{len(r.images) + len(r.videos)}</td>"
-            f"<td class=num>{len(r.children) or ''}</td></tr>"
+            + (f"<td class=num>{len(r.children) or ''}</td>" if nested else "")
+            + "</tr>"
         )
     head = (
         "<tr><th>system</th><th>run</th><th>status</th><th>command</th>"
-        "<th>headline metrics</th><th>plots</th><th>inner runs</th></tr>"
+        "<th>headline metrics</th><th>plots</th>"
+        + ("<th>inner runs</th>" if nested else "")
+        + "</tr>"
     )
     table = (
         f'<div class="scroll"><table class="summary"><thead>{head}</thead>'

@@ -57,7 +57,8 @@ pre.cmd { background: var(--panel); border: 1px solid var(--line); border-radius
 .wide { margin-top: 4px; }
 .wide .scroll { display: inline-block; vertical-align: top; margin-right: 24px; }
 table { border-collapse: collapse; margin: 6px 0 10px; font-size: 0.88rem; }
-caption { text-align: left; font-weight: 600; padding: 4px 0; font-family: var(--mono); }
+caption { text-align: left; font-weight: 600; padding: 4px 0; font-family: var(--mono);
+          white-space: nowrap; }
 th, td { padding: 3px 10px; border-bottom: 1px solid var(--line); text-align: left;
          vertical-align: top; }
 thead th { background: var(--panel); border-bottom: 2px solid var(--line); white-space: nowrap; }
