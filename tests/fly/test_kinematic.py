@@ -115,3 +115,23 @@ def test_stored_calibration_turns_the_same_way_as_flygym() -> None:
     for r in runs:
         if abs(r["left"] - r["right"]) >= 0.4:
             assert np.sign(r["omega"]) == np.sign(r["right"] - r["left"])
+
+
+def test_kinematic_body_reproduces_the_stored_flygym_runs() -> None:
+    """Same signal, same window: the calibrated body turns like flygym, within 25% (or 10 deg)."""
+    from wirelab.fly.calibration import load_calibration
+
+    meas = load_calibration()["measurement"]
+    window = meas["duration_s"] - meas["settle_s"]
+    for r in meas["runs"]:
+        body = KinematicBody(dt=1e-3)
+        sig = np.array([r["left"], r["right"]])
+        walk(body, sig, 1.0)  # settled CPG amplitudes, as after flygym's settle time
+        h0, p0 = float(body.heading), body.position.copy()
+        for _ in range(round(window / body.dt)):
+            obs = body.act(sig)
+        turn = np.degrees(float(obs.heading) - h0)
+        assert abs(turn - r["heading_change_deg"]) <= max(10.0, 0.25 * abs(r["heading_change_deg"]))
+        speed = body.velocities()[0]
+        assert speed == pytest.approx(r["v"], rel=0.25)
+        assert np.linalg.norm(obs.position - p0) > 0

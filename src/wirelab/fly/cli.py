@@ -21,11 +21,34 @@ MODALITY_HELP = (
 
 @contextmanager
 def progress_bar(description: str) -> Iterator[Callable[[float], None]]:
-    """A rich progress bar driven by a callback taking the completed fraction in [0, 1]."""
+    """A rich progress bar driven by a callback taking the completed fraction in [0, 1].
+
+    When stderr is not a terminal (a log file), one line is printed per 10% instead.
+    """
+    from rich.console import Console
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
+    console = Console(stderr=True)
+    if not console.is_terminal:
+        t0 = time.perf_counter()
+        last = [-1]
+
+        def log(frac: float) -> None:
+            tenth = int(frac * 10)
+            if tenth > last[0]:
+                last[0] = tenth
+                click.echo(
+                    f"{description}: {frac:.0%} ({time.perf_counter() - t0:.0f} s)", err=True
+                )
+
+        yield log
+        return
     with Progress(
-        TextColumn("{task.description}"), BarColumn(), TimeElapsedColumn(), transient=True
+        TextColumn("{task.description}"),
+        BarColumn(),
+        TimeElapsedColumn(),
+        transient=True,
+        console=console,
     ) as bar:
         task = bar.add_task(description, total=1.0)
         yield lambda frac: bar.update(task, completed=frac)
