@@ -134,6 +134,10 @@ def run_cmd(
     cfg.validate()
     from dataclasses import asdict
 
+    from wirelab.reservoir.experiment import check_populations
+
+    sizes = check_populations(cfg)
+
     rd = ResultDir.create(out, command="wirelab reservoir run", config=asdict(cfg))
     console = Console(stderr=True)
     t0 = time.perf_counter()
@@ -150,9 +154,12 @@ def run_cmd(
 
         def progress(done: int, total: int, what: str) -> None:
             bar.update(job, completed=done, total=total, description=f"done: {what}")
+            if not console.is_terminal:  # a log file gets one line per network
+                console.print(f"[{done}/{total}] {what} ({time.perf_counter() - t0:.0f} s)")
 
         metrics = run_experiment(cfg, progress)
     metrics["wall_seconds"] = time.perf_counter() - t0
+    metrics["population_sizes"] = sizes
     rd.save_figure(plot_scores(metrics), "score_vs_alpha")
     rd.write_metrics(finite_or_none(metrics))
     _print_summary(metrics, Console())

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import multiprocessing
 import os
+import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, field
@@ -53,6 +54,11 @@ class ExperimentConfig:
     workers: int = 2
     quick: bool = False
     backend: str = "auto"
+    task_params: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    def params(self, task: str) -> dict[str, Any]:
+        """Task keyword arguments: the quick sizes if ``quick``, then ``task_params``."""
+        return {**(QUICK.get(task, {}) if self.quick else {}), **self.task_params.get(task, {})}
 
     def validate(self) -> None:
         bad = [t for t in self.tasks if t not in TASKS]
@@ -80,6 +86,19 @@ def _one_blas_thread() -> Any:
     return threadpool_limits(1)
 
 
+def check_populations(cfg: ExperimentConfig) -> dict[str, int]:
+    """Resolve the input/readout populations up front (a clear error before any work)."""
+    con = load_connectome(cfg.connectome)
+    inputs = parse_population(con, cfg.inputs)
+    sizes = {"inputs": int(inputs.size), "outputs": int(parse_population(con, cfg.outputs).size)}
+    if "decision" in cfg.tasks:
+        for side in ("left", "right"):
+            sizes[f"inputs_{side}"] = int(np.sum(con.side[inputs] == side))
+            if sizes[f"inputs_{side}"] == 0:
+                raise UsageError(f"the decision task needs {side} neurons in --inputs {cfg.inputs}")
+    return sizes
+
+
 def load_connectome(name: str) -> Any:
     if name != "larva":
         raise UsageError(f"unknown connectome {name!r}; available: larva")
@@ -99,6 +118,7 @@ def jobs(cfg: ExperimentConfig) -> list[tuple[str, int]]:
 
 def run_job(cfg_dict: dict[str, Any], model: str, index: int) -> dict[str, Any]:
     """Build one network, run every task over all gains; returns its rows and extras."""
+    cpu0 = time.process_time()
     cfg = ExperimentConfig(**cfg_dict)
     con = load_connectome(cfg.connectome)
     if model == "connectome":
@@ -126,7 +146,7 @@ def run_job(cfg_dict: dict[str, Any], model: str, index: int) -> dict[str, Any]:
         "spectral_radius": spectral_radius(w, seed=cfg.seed),
     }
     for task in cfg.tasks:
-        res = run_task(task, setup, **(QUICK.get(task, {}) if cfg.quick else {}))
+        res = run_task(task, setup, **cfg.params(task))
         scores = {(task, res.metric, res.higher_is_better): res.scores[0]}
         if "free_running_nrmse" in res.detail:
             scores[("mackey-glass-84", "NRMSE_84", False)] = res.detail["free_running_nrmse"][0]
@@ -147,6 +167,7 @@ def run_job(cfg_dict: dict[str, Any], model: str, index: int) -> dict[str, Any]:
                 )
         extras.setdefault("definitions", {})[task] = res.definition
         extras.setdefault("higher_is_better", {}).update({name: hib for (name, _, hib) in scores})
+    extras["cpu_seconds"] = time.process_time() - cpu0
     return {"rows": rows, "extras": extras}
 
 
@@ -209,6 +230,7 @@ def run_experiment(
         for r in results
     ]
     return {
+        "cpu_seconds": float(sum(r["extras"]["cpu_seconds"] for r in results)),
         "results": rows,
         "summary": summary,
         "summary_by_null_model": by_model,

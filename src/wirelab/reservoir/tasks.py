@@ -35,7 +35,7 @@ from wirelab.reservoir.readout import Ridge, RidgeClassifier
 from wirelab.reservoir.timeseries import mackey_glass, narma10_series
 
 TASKS = ("memory-capacity", "narma10", "mackey-glass", "decision")
-LAMBDAS = tuple(10.0 ** np.arange(-6, 3))
+LAMBDAS = tuple(10.0 ** np.arange(-6.0, 3.0, 2.0))  # 1e-6 .. 1e2
 
 
 @dataclass(frozen=True)
@@ -103,14 +103,14 @@ def _fit_eval(states: np.ndarray, target: np.ndarray, train: slice, test: slice)
         row = []
         for g in range(states.shape[2]):
             x = states[:, m, g].astype(np.float64)
-            model = Ridge(LAMBDAS, folds=4).fit(x[train], target[train])
+            model = Ridge(LAMBDAS, folds=3).fit(x[train], target[train])
             row.append((model.predict(x[test]), model))
         out.append(row)
     return out
 
 
 def memory_capacity(
-    setup: Setup, *, k_max: int = 50, train: int = 2000, test: int = 1000, washout: int = 100
+    setup: Setup, *, k_max: int = 50, train: int = 800, test: int = 400, washout: int = 50
 ) -> TaskResult:
     rng = np.random.default_rng(setup.seed)
     length = washout + k_max + train + test
@@ -140,7 +140,7 @@ def memory_capacity(
     )
 
 
-def narma(setup: Setup, *, train: int = 2000, test: int = 1000, washout: int = 100) -> TaskResult:
+def narma(setup: Setup, *, train: int = 800, test: int = 400, washout: int = 50) -> TaskResult:
     length = washout + train + test + 1
     u, y = narma10_series(length, setup.seed)
     res = _reservoir(setup, input_weights(setup.n, [setup.inputs], setup.seed, True))
@@ -167,12 +167,12 @@ def narma(setup: Setup, *, train: int = 2000, test: int = 1000, washout: int = 1
 def mackey_glass_task(
     setup: Setup,
     *,
-    train: int = 2000,
-    test: int = 500,
-    washout: int = 100,
+    train: int = 800,
+    test: int = 400,
+    washout: int = 50,
     horizon: int = 84,
-    segments: int = 20,
-    warm: int = 100,
+    segments: int = 10,
+    warm: int = 50,
 ) -> TaskResult:
     length = washout + train + test + 1
     series = mackey_glass(length + segments * (warm + horizon + 1) + 1)
@@ -216,7 +216,7 @@ def mackey_glass_task(
 def decision(
     setup: Setup,
     *,
-    trials: int = 240,
+    trials: int = 160,
     steps: int = 20,
     read: int = 5,
     strengths: Sequence[float] = (0.05, 0.1, 0.2, 0.4),
@@ -243,7 +243,7 @@ def decision(
     for m in range(res.m):
         for g in range(res.g):
             x = feats[m, g].astype(np.float64)
-            clf = RidgeClassifier(LAMBDAS, folds=4).fit(x[train], labels[train])
+            clf = RidgeClassifier(LAMBDAS, folds=3).fit(x[train], labels[train])
             hit = clf.predict(x[~train]) == labels[~train]
             scores[m, g] = hit.mean()
             for i, c in enumerate(strengths):
