@@ -1,9 +1,11 @@
 """A small real experiment for sweep tests: ridge regression on a seeded linear problem.
 
 ``python -m tests.sweep.toy --n 200 --noise 0.1 --seed 0 --out DIR`` writes a result directory
-whose metrics (test R^2, MSE, fitted weight error) depend only on the arguments. ``--fail`` makes
-it exit 1; ``--flaky FILE`` fails on the first attempt only (creates FILE); ``--log FILE``
-appends one line per invocation, so tests can count how often a point ran; ``--sleep`` slows it.
+whose metrics (test R^2, MSE, fitted weight error) depend only on the arguments; ``--noise
+0.1,1.0`` fits each noise level and lists one row per level under ``rows`` (a batched run).
+``--fail`` makes it exit 1; ``--flaky FILE`` fails on the first attempt only (creates FILE);
+``--log FILE`` appends one line per invocation, so tests can count how often a point ran;
+``--sleep`` slows it.
 """
 
 from __future__ import annotations
@@ -19,11 +21,27 @@ import numpy as np
 from wirelab.results import ResultDir
 
 
+def _fit(a: argparse.Namespace, noise: float) -> dict[str, float]:
+    """Ridge regression on y = x w + noise, seeded by --seed alone (same data for any batch)."""
+    rng = np.random.default_rng(a.seed)
+    w = rng.normal(size=a.dim)  # (D,)
+    x = rng.normal(size=(2 * a.n, a.dim))  # (2N, D)
+    y = x @ w + noise * rng.normal(size=2 * a.n)  # (2N,)
+    xtr, ytr, xte, yte = x[: a.n], y[: a.n], x[a.n :], y[a.n :]
+    w_hat = np.linalg.solve(xtr.T @ xtr + a.ridge * np.eye(a.dim), xtr.T @ ytr)
+    mse = float(np.mean((xte @ w_hat - yte) ** 2))
+    return {
+        "test_r2": 1.0 - mse / float(np.var(yte)),
+        "test_mse": mse,
+        "weight_error": float(np.linalg.norm(w_hat - w)),
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--n", type=int, default=200)
     ap.add_argument("--dim", type=int, default=8)
-    ap.add_argument("--noise", type=float, default=0.1)
+    ap.add_argument("--noise", default="0.1", help="one value, or a comma list (batched)")
     ap.add_argument("--ridge", type=float, default=1e-3)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--sleep", type=float, default=0.0)
@@ -44,21 +62,12 @@ def main(argv: list[str] | None = None) -> int:
         Path(a.flaky).write_text("failed once\n")
         print("error: flaky first attempt", file=sys.stderr)
         return 3
-    rng = np.random.default_rng(a.seed)
-    w = rng.normal(size=a.dim)  # (D,)
-    x = rng.normal(size=(2 * a.n, a.dim))  # (2N, D)
-    y = x @ w + a.noise * rng.normal(size=2 * a.n)  # (2N,)
-    xtr, ytr, xte, yte = x[: a.n], y[: a.n], x[a.n :], y[a.n :]
-    w_hat = np.linalg.solve(xtr.T @ xtr + a.ridge * np.eye(a.dim), xtr.T @ ytr)
-    mse = float(np.mean((xte @ w_hat - yte) ** 2))
-    rd.write_metrics(
-        {
-            "test_r2": 1.0 - mse / float(np.var(yte)),
-            "test_mse": mse,
-            "weight_error": float(np.linalg.norm(w_hat - w)),
-            "fit": {"n_train": a.n, "dim": a.dim},
-        }
-    )
+    noises = [float(v) for v in str(a.noise).split(",")]
+    rows = [dict(noise=nz, **_fit(a, nz)) for nz in noises]
+    metrics: dict[str, object] = {k: v for k, v in rows[0].items() if k != "noise"}
+    if len(rows) > 1:
+        metrics = {}
+    rd.write_metrics({**metrics, "fit": {"n_train": a.n, "dim": a.dim}, "rows": rows})
     return 0
 
 

@@ -24,6 +24,9 @@ import click
               help="Seconds before one attempt of a point is killed.")  # fmt: skip
 @click.option("--out", required=True, type=click.Path(file_okay=False, path_type=Path))
 @click.option("--dry-run", is_flag=True, help="List the points and their commands; run nothing.")
+@click.option(
+    "--no-batch", is_flag=True, help="Run every point on its own even if the grid has [batch]."
+)
 def command(
     grid_file: Path,
     backend: str,
@@ -33,6 +36,7 @@ def command(
     timeout: float | None,
     out: Path,
     dry_run: bool,
+    no_batch: bool,
 ) -> None:
     """Run every point of a grid of experiments; skip points already complete in --out.
 
@@ -59,6 +63,7 @@ def command(
         threads=threads,
         address=address,
         timeout=timeout,
+        batch=not no_batch,
     )
     ok = sum(r["status"] == "ok" for r in result.rows)
     click.echo(

@@ -54,6 +54,14 @@ class Point:
     params: dict[str, Any]
 
 
+@dataclass(frozen=True)
+class BatchSpec:
+    """``[batch]``: points differing only in ``key`` run as one command (`wirelab.sweep.batch`)."""
+
+    key: str
+    rows: str
+
+
 @dataclass
 class Grid:
     command: str
@@ -62,6 +70,7 @@ class Grid:
     derive: dict[str, dict[str, str]] = field(default_factory=dict)
     metric: str | None = None
     retries: int = 1
+    batch: BatchSpec | None = None
     source: str = ""
 
     @property
@@ -104,6 +113,7 @@ class Grid:
             "derive": self.derive,
             "metric": self.metric,
             "retries": self.retries,
+            "batch": {"key": self.batch.key, "rows": self.batch.rows} if self.batch else None,
         }
 
 
@@ -182,8 +192,21 @@ def _derive_spec(key: str, spec: Any, vary: dict[str, list[Any]]) -> dict[str, s
     return {str(k): str(v) for k, v in spec.items()}
 
 
+def _batch_spec(doc: Any, grid: Grid, source: str) -> BatchSpec | None:
+    if doc is None:
+        return None
+    if not isinstance(doc, dict) or set(doc) != {"key", "rows"}:
+        raise UsageError(f"{source}: [batch] takes key = VARIED_KEY and rows = PATH")
+    key, rows = str(doc["key"]), str(doc["rows"])
+    if key not in grid.vary:
+        raise UsageError(f"{source}: [batch] key {key!r} is not in [vary]")
+    if key in grid.table_only:
+        raise UsageError(f"{source}: [batch] key {key!r} feeds [derive]; batch an option")
+    return BatchSpec(key, rows)
+
+
 def parse_grid(doc: dict[str, Any], source: str = "") -> Grid:
-    unknown = set(doc) - {"sweep", "fixed", "vary", "derive", "description"}
+    unknown = set(doc) - {"sweep", "fixed", "vary", "derive", "batch", "description"}
     if unknown:
         raise UsageError(f"{source}: unknown tables {', '.join(sorted(unknown))}")
     sweep = doc.get("sweep", {})
@@ -215,6 +238,7 @@ def parse_grid(doc: dict[str, Any], source: str = "") -> Grid:
         retries=retries,
         source=source,
     )
+    grid.batch = _batch_spec(doc.get("batch"), grid, source)
     command_argv(grid.command)
     keys = [json.dumps(p.params, sort_keys=True) for p in grid.points()]
     if len(set(keys)) != len(keys):

@@ -30,6 +30,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from wirelab.errors import UsageError
 from wirelab.results import ResultDir, read_json
 from wirelab.sweep.backends import Task, run_local, run_ray, threads_per_worker
+from wirelab.sweep.batch import Group, plan, point_metrics, split
 from wirelab.sweep.grid import Grid, Point
 from wirelab.sweep.runner import Outcome, write_files
 from wirelab.sweep.table import flatten_metrics, summary_plot, write_tables
@@ -59,7 +60,9 @@ def point_dir_id(grid: Grid, point: Point) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:12]
 
 
-def _row(point: Point, pid: str, outcome: dict[str, Any] | None, pdir: Path) -> dict[str, Any]:
+def _row(
+    grid: Grid, point: Point, pid: str, outcome: dict[str, Any] | None, pdir: Path
+) -> dict[str, Any]:
     row: dict[str, Any] = {"index": point.index, "point": pid, **point.params}
     metrics_path = pdir / "metrics.json"
     if metrics_path.is_file():
@@ -71,6 +74,8 @@ def _row(point: Point, pid: str, outcome: dict[str, Any] | None, pdir: Path) -> 
         row.update(status="ok", attempts=None, seconds=None, error="")
         if outcome:
             row.update(attempts=outcome["attempts"], seconds=round(outcome["seconds"], 3))
+        if grid.batch is not None:  # the same columns whether the point ran batched or alone
+            metrics = point_metrics(metrics, grid.batch, point.params[grid.batch.key]) or metrics
         for k, v in flatten_metrics(metrics).items():
             row.setdefault(k, v)
         return row
@@ -95,9 +100,14 @@ def run_sweep(
     threads: int | None = None,
     address: str | None = None,
     timeout: float | None = None,
+    batch: bool = True,
     console: Console | None = None,
 ) -> SweepResult:
-    """Run every unfinished point of ``grid`` into ``out`` and write the tables and plot."""
+    """Run every unfinished point of ``grid`` into ``out`` and write the tables and plot.
+
+    With a ``[batch]`` table in the grid (and ``batch=True``), unfinished points that differ
+    only in the batch key run as one command each group (`wirelab.sweep.batch`).
+    """
     if backend not in BACKENDS:
         raise UsageError(f"--backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
     if address and backend != "ray":
@@ -118,6 +128,7 @@ def run_sweep(
             "address": address,
             "workers": workers,
             "threads": threads,
+            "batch": batch,
         },
     )
     (out / "metrics.json").unlink(missing_ok=True)  # a sweep being run is not complete
@@ -128,7 +139,13 @@ def run_sweep(
     outcomes = _previous_outcomes(log_path)
     if resumed:
         console.print(f"resuming: {resumed} of {len(points)} points already complete")
-    tasks = [Task(point_dir_id(grid, p), grid.argv_before_out(p), pdirs[p.index]) for p in todo]
+    groups, singles = plan(grid, grid.batch if batch else None, todo)
+    by_group = {g.id: g for g in groups}
+    for g in groups:
+        values = ", ".join(str(p.params[g.key]) for p in g.points)
+        console.print(f"batched: {len(g.points)} points -> 1 run {g.id} over {g.key} = {values}")
+    tasks = [Task(g.id, g.argv, out / "batches" / g.id) for g in groups]
+    tasks += [Task(point_dir_id(grid, p), grid.argv_before_out(p), pdirs[p.index]) for p in singles]
     progress = Progress(
         TextColumn("[bold]sweep[/] {task.description}"),
         BarColumn(),
@@ -154,13 +171,22 @@ def run_sweep(
                 address=address,
             )
         for outcome in stream:
-            _record(outcome, out, outcomes, log_path)
-            failed += outcome.status != "ok"
-            if outcome.status != "ok":
-                progress.console.print(f"[red]point {outcome.id} failed:[/] {outcome.error}")
-            progress.advance(bar)
+            group = by_group.get(outcome.id)
+            if group is None:
+                _record(outcome, out / "points" / outcome.id, outcomes, log_path)
+                point_outcomes = [outcome]
+            else:
+                _record(outcome, out / "batches" / group.id, outcomes, log_path)
+                point_outcomes = _split_group(grid, group, outcome, out, pdirs)
+                for po in point_outcomes:
+                    _record(po, out / "points" / po.id, outcomes, log_path)
+            for po in point_outcomes:
+                failed += po.status != "ok"
+                if po.status != "ok":
+                    progress.console.print(f"[red]point {po.id} failed:[/] {po.error}")
+                progress.advance(bar)
     rows = [
-        _row(p, point_dir_id(grid, p), outcomes.get(point_dir_id(grid, p)), pdirs[p.index])
+        _row(grid, p, point_dir_id(grid, p), outcomes.get(point_dir_id(grid, p)), pdirs[p.index])
         for p in points
     ]
     params = list(grid.vary)
@@ -174,19 +200,24 @@ def run_sweep(
             "points": len(points),
             "ok": sum(r["status"] == "ok" for r in rows),
             "failed": sum(r["status"] == "failed" for r in rows),
-            "ran": len(tasks),
+            "ran": len(todo),
+            "commands": len(tasks),
             "resumed": resumed,
             "backend": backend,
             "workers": workers,
             "threads_per_worker": threads,
             "wall_seconds": round(seconds, 3),
             "metric": metric,
+            "batches": [
+                {"batch": g.id, "key": g.key, "points": len(g.points), "argv": g.argv[1:]}
+                for g in groups
+            ],
             "failed_points": [
                 {"point": r["point"], "error": r["error"]} for r in rows if r["status"] == "failed"
             ],
         }
     )
-    return SweepResult(out, rows, len(tasks), resumed, failed, seconds, metric, files)
+    return SweepResult(out, rows, len(todo), resumed, failed, seconds, metric, files)
 
 
 def _previous_outcomes(log_path: Path) -> dict[str, dict[str, Any]]:
@@ -202,11 +233,29 @@ def _previous_outcomes(log_path: Path) -> dict[str, dict[str, Any]]:
     return found
 
 
+def _split_group(
+    grid: Grid, group: Group, outcome: Outcome, out: Path, pdirs: dict[int, Path]
+) -> list[Outcome]:
+    """Per-point outcomes of a batched run (its points' directories are written here)."""
+    ids = {p.index: point_dir_id(grid, p) for p in group.points}
+    share = outcome.seconds / len(group.points)
+    if outcome.status != "ok" or grid.batch is None:
+        return [
+            Outcome(ids[p.index], "failed", outcome.attempts, share, f"batch: {outcome.error}")
+            for p in group.points
+        ]
+    errors = split(grid, grid.batch, group, out / "batches" / group.id, pdirs)
+    return [
+        Outcome(ids[i], "failed" if err else "ok", outcome.attempts, share, err)
+        for i, err in errors.items()
+    ]
+
+
 def _record(
-    outcome: Outcome, out: Path, outcomes: dict[str, dict[str, Any]], log_path: Path
+    outcome: Outcome, target: Path, outcomes: dict[str, dict[str, Any]], log_path: Path
 ) -> None:
     if outcome.files is not None:  # shipped back from a Ray worker
-        write_files(out / "points" / outcome.id, outcome.files)
+        write_files(target, outcome.files)
     outcomes[outcome.id] = outcome.to_dict()
     with open(log_path, "a") as fh:
         fh.write(json.dumps(outcome.to_dict()) + "\n")
