@@ -16,7 +16,7 @@ from wirelab.attention.experiments.translate import MONTHS, encode, make_split
 from wirelab.errors import UsageError
 
 
-def _cli(*args: str, tmp_path=None) -> subprocess.CompletedProcess[str]:
+def _cli(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "wirelab.cli", "attention", *args],
         capture_output=True,
@@ -50,7 +50,8 @@ def test_slope_and_crossover_helpers():
     a = [x**2 for x in xs]  # attention-like
     b = [32 * x for x in xs]  # recurrence-like, equal at x = 32
     assert crossover(xs, a, b) == pytest.approx(32.0)
-    assert crossover(xs, b, a) is None  # b is never below a at the start
+    assert crossover(xs, b, a) == pytest.approx(32.0)  # either direction
+    assert crossover(xs, a, [10 * y for y in a]) is None  # never crosses
 
 
 def test_date_task_alignment_and_holdout():
@@ -133,8 +134,15 @@ def test_complexity_and_positional_cli(tmp_path):
     assert m["rope_relative_residual"]["half"]["float64"] < 1e-10
 
 
-def test_cli_bad_arguments_exit_2(tmp_path):
+def test_cli_bad_arguments_exit_2(tmp_path, capsys):
     r = _cli("complexity", "--out", str(tmp_path / "c"), "--ns", "16,abc")
     assert r.returncode == 2 and "comma-separated" in r.stderr
-    r = _cli("translate", "--out", str(tmp_path / "t"), "--dim", "30", "--heads", "4")
-    assert r.returncode == 2 and "multiple of --heads" in r.stderr
+    # the same entry point in-process (a subprocess per case costs a torch import each)
+    from wirelab.cli import main
+
+    with pytest.raises(SystemExit) as exc:
+        main(
+            ["attention", "translate", "--out", str(tmp_path / "t"), "--dim", "30", "--heads", "4"]
+        )
+    assert exc.value.code == 2
+    assert "multiple of --heads" in capsys.readouterr().err

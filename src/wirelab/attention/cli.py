@@ -44,7 +44,7 @@ def group() -> None:
 @OUT
 @click.option("--distractors", default="4,16,64", show_default=True, callback=_int_list)
 @click.option("--seeds", type=click.IntRange(min=1), default=2, show_default=True)
-@click.option("--steps", type=click.IntRange(min=1), default=600, show_default=True)
+@click.option("--steps", type=click.IntRange(min=1), default=1000, show_default=True)
 @click.option("--batch", type=click.IntRange(min=1), default=64, show_default=True)
 @click.option("--test-bags", type=click.IntRange(min=1), default=2000, show_default=True)
 @click.option("--train-images", type=click.IntRange(min=100, max=60000), default=60000)
@@ -141,7 +141,7 @@ def translate_cmd(
 @click.option("--k", type=click.IntRange(min=3), default=3, show_default=True)
 @click.option("--r", type=click.IntRange(min=2), default=16, show_default=True)
 @click.option("--path-ns", default="16,32,64,128", show_default=True, callback=_int_list)
-@click.option("--repeats", type=click.IntRange(min=1), default=5, show_default=True)
+@click.option("--repeats", type=click.IntRange(min=1), default=7, show_default=True)
 @THREADS
 @QUIET
 def complexity_cmd(

@@ -11,7 +11,6 @@ where the wall times cross.
 
 from __future__ import annotations
 
-import statistics
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
@@ -54,7 +53,7 @@ class ComplexityConfig:
     k: int = 3
     r: int = 16
     path_ns: tuple[int, ...] = (16, 32, 64, 128)
-    repeats: int = 5
+    repeats: int = 7
     threads: int = 1
     seed: int = 0
     progress: bool = True
@@ -102,7 +101,7 @@ def wall_time(fn: Callable[[torch.Tensor], torch.Tensor], x: torch.Tensor, repea
         t0 = time.perf_counter()
         fn(x)
         times.append(time.perf_counter() - t0)
-    return statistics.median(times)
+    return min(times)  # the least-disturbed run (the machine may be shared)
 
 
 def loglog_slope(xs: list[int], ys: list[float]) -> float:
@@ -110,12 +109,12 @@ def loglog_slope(xs: list[int], ys: list[float]) -> float:
 
 
 def crossover(xs: list[int], a: list[float], b: list[float]) -> float | None:
-    """First x (log-interpolated) where a stops being below b; None if it never does."""
+    """First x (log-interpolated) where a - b changes sign (either way); None if it never does."""
     diff = np.log(np.asarray(a)) - np.log(np.asarray(b))
-    if diff[0] >= 0:
-        return float(xs[0]) if diff[0] == 0 else None
+    if diff[0] == 0:
+        return float(xs[0])
     for i in range(1, len(xs)):
-        if diff[i] >= 0:
+        if np.sign(diff[i]) != np.sign(diff[0]):
             lx0, lx1 = np.log(xs[i - 1]), np.log(xs[i])
             t = -diff[i - 1] / (diff[i] - diff[i - 1])
             return float(np.exp(lx0 + t * (lx1 - lx0)))
@@ -219,8 +218,7 @@ def run(out: Path | str, cfg: ComplexityConfig | None = None) -> dict[str, Any]:
     att, rnn = sweeps["n"]["self_attention"], sweeps["n"]["recurrent"]
     cross_n = crossover(list(cfg.ns), att, rnn)
     att_d, rnn_d = sweeps["d"]["self_attention"], sweeps["d"]["recurrent"]
-    # along d, attention gets relatively cheaper: find where recurrence stops being cheaper
-    cross_d = crossover(list(cfg.ds), rnn_d, att_d)
+    cross_d = crossover(list(cfg.ds), att_d, rnn_d)
     metrics = {
         "table": table,
         "flop_check": flop_check,
@@ -234,6 +232,8 @@ def run(out: Path | str, cfg: ComplexityConfig | None = None) -> dict[str, Any]:
             "measured_n_at_d_fixed": cross_n,
             "flops_predicted_d": cfg.n_fixed,
             "measured_d_at_n_fixed": cross_d,
+            "attention_cheaper_at_smallest_n": att[0] < rnn[0],
+            "attention_cheaper_at_smallest_d": att_d[0] < rnn_d[0],
         },
         "threads": cfg.threads,
         "seconds": round(time.perf_counter() - t_start, 1),

@@ -39,7 +39,7 @@ class PoolingConfig:
     distractors: tuple[int, ...] = (4, 16, 64)
     seeds: tuple[int, ...] = (0, 1)
     methods: tuple[str, ...] = METHODS
-    steps: int = 600
+    steps: int = 1000
     batch: int = 64
     hidden: int = 64
     lr: float = 2e-3
