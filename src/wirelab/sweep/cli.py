@@ -45,12 +45,18 @@ def command(
     """
     import shlex
 
+    from wirelab.sweep.batch import plan
     from wirelab.sweep.grid import load_grid
     from wirelab.sweep.sweep import point_dir_id, run_sweep
 
     grid = load_grid(grid_file)
     if dry_run:
-        for p in grid.points():
+        groups, singles = plan(grid, None if no_batch else grid.batch, grid.points())
+        for g in groups:
+            argv = [*g.argv, "--out", str(out / "batches" / g.id)]
+            idx = ",".join(str(p.index) for p in g.points)
+            click.echo(f"{idx}\t{g.id}\t{shlex.join(argv)}")
+        for p in singles:
             pid = point_dir_id(grid, p)
             argv = [*grid.argv_before_out(p), "--out", str(out / "points" / pid)]
             click.echo(f"{p.index}\t{pid}\t{shlex.join(argv)}")
