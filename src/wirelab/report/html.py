@@ -63,6 +63,10 @@ def _png_size(path: Path) -> tuple[int, int] | None:
     return int(w), int(h)
 
 
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
 def _rel(path: Path, page_dir: Path) -> str:
     return Path(os.path.relpath(path, page_dir)).as_posix()
 
@@ -280,7 +284,8 @@ def render_page(
     stamp = time.strftime("%Y-%m-%d %H:%M:%S %Z")
     body = [
         f'<header class="page"><div class="inner"><h1>{escape(title)}</h1>'
-        f'<p class="dim">{len(runs)} runs from {len(systems)} systems · generated {stamp} '
+        f'<p class="dim">{_plural(len(runs), "run")} from {_plural(len(systems), "system")}'
+        f" · generated {stamp} "
         f"by wirelab {__version__} from result directories only</p>"
         f'<nav class="systems">{nav}</nav></div></header><main>',
         f'<section id="summary"><h2>Summary</h2>{render_summary(runs)}</section>',
