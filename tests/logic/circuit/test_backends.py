@@ -110,3 +110,21 @@ def test_c_classify_matches_the_discrete_net(tmp_path: Path) -> None:
     np.testing.assert_array_equal(pred, net.predict(x))
     src = (tmp_path / "wl_model.c").read_text()
     assert "malloc" not in src and "calloc" not in src
+
+
+def test_c_pixel_path_equals_the_float_path(tmp_path: Path) -> None:
+    net = random_net([50, 30], features=20, thermometer=3, num_classes=2, seed=9)
+    # thresholds on the pixel grid p / 255 and between grid points: both must match exactly
+    thr = np.sort(np.random.default_rng(1).integers(0, 256, (20, 3)) / 255.0, axis=1)
+    thr[:, 0] = np.round(thr[:, 0] * 255) / 255 + 1e-9
+    net = type(net)(thr, net.layers, 2, 1.0)
+    c = Circuit.from_net(net)
+    lib, _ = build(c, tmp_path, pixel_scale=255.0)
+    px = np.random.default_rng(3).integers(0, 256, (300, 20)).astype(np.uint8)
+    pixels = np.concatenate([px, np.repeat(np.arange(256, dtype=np.uint8)[:, None], 20, 1)])
+    x = (pixels.astype(np.float32) / np.float32(255.0)).astype(np.float64)
+    pred_u8, counts_u8 = lib.classify_u8(pixels)
+    pred_f, counts_f = lib.classify(x)
+    np.testing.assert_array_equal(counts_u8, counts_f)
+    np.testing.assert_array_equal(counts_f, c.counts_from_bits(net.forward_bits(net.binarize(x))))
+    np.testing.assert_array_equal(pred_u8, pred_f)

@@ -51,7 +51,8 @@ def test_compile_verify_synth_and_a_detected_mismatch(tmp_path: Path) -> None:
     assert p.returncode == 0, p.stderr
     m = json.loads(p.stdout)
     assert m["gates_raw"] == 72 and m["gates_simplified"] <= 72
-    for f in ("c/wl_model.h", "c/libwl_model.so", "verilog/wl_circuit.v", "verilog/wl_ref.v",
+    lib = json.loads((run / "c" / "build.json").read_text())["library"]
+    for f in ("c/wl_model.h", f"c/{lib}", "verilog/wl_circuit.v", "verilog/wl_ref.v",
               "verilog/wl_circuit_pipe1.v", "circuit/circuit.json"):  # fmt: skip
         assert (run / f).is_file(), f
     p = wirelab("verify", str(run), "--sim-vectors", "200", "--json")

@@ -11,6 +11,7 @@ from wirelab.logic.circuit.passes import (
     eliminate_dead,
     fold_constants,
     live_mask,
+    push_inverters,
     remove_passthrough,
     simplify,
     structural_hash,
@@ -100,3 +101,15 @@ def test_dead_gate_elimination_keeps_only_what_outputs_read() -> None:
 def test_unused_inputs_are_reported() -> None:
     c = gates(3, [(1, 2, 4)], [5])
     assert c.used_inputs().tolist() == [0, 2]
+
+
+def test_push_inverters_merges_a_single_reader_not_into_its_gate() -> None:
+    # g4 = AND(x, y); g5 = NOT_A(g4, g4) -> NAND(x, y); g6 = XOR(x, y) read twice: NOT kept.
+    c = gates(2, [(1, 2, 3), (12, 4, 4), (6, 2, 3), (12, 6, 6), (7, 6, 3)], [5, 7, 8])
+    p = push_inverters(c)
+    g5 = p.outputs[0] - p.first_gate
+    assert (p.op[g5], p.a[g5], p.b[g5]) == (14, 2, 3)
+    g7 = p.outputs[1] - p.first_gate
+    assert p.op[g7] == 12
+    same_function(c, p)
+    assert eliminate_dead(p).num_gates == 4

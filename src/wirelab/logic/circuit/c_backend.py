@@ -67,6 +67,14 @@ class CSources:
         return [name for name in self.files if name.endswith(".c")]
 
 
+def pixel_thresholds(thresholds: np.ndarray, scale: float) -> np.ndarray:
+    """``(F * T,)`` smallest 8-bit pixel ``p`` with ``float32(p) / float32(scale) > thr``
+    (256 if none): ``pixel >= p`` is then exactly the float comparison for all 256 pixels."""
+    vals = (np.arange(256, dtype=np.float32) / np.float32(scale)).astype(np.float64)  # (256,)
+    above = vals[None, :] > np.asarray(thresholds, np.float64).reshape(-1)[:, None]  # (FT, 256)
+    return np.where(above.any(axis=1), np.argmax(above, axis=1), 256).astype(np.int64)
+
+
 def allocate_slots(c: Circuit) -> tuple[np.ndarray, int]:
     """Linear-scan register allocation: ``(slot per gate (G,), number of slots)``.
 
@@ -123,6 +131,7 @@ def generate_c(
     block: int = 64,
     parts: int = 1,
     heads: str = "loop",
+    pixel_scale: float | None = None,
 ) -> CSources:
     """C sources for circuit ``c``.
 
@@ -131,7 +140,9 @@ def generate_c(
     ``parts``: number of ``.c`` files the blocks are spread over, so that they can be compiled
     in parallel; ``heads``: ``"loop"`` computes the GroupSum with a carry-save loop of
     bit-sliced full adders (``wl_popcount``), ``"inline"`` emits the same adders as straight-line
-    gates (`wirelab.logic.circuit.groupsum.with_groupsum`).
+    gates (`wirelab.logic.circuit.groupsum.with_groupsum`); ``pixel_scale``: also emit
+    ``wl_classify_u8`` for 8-bit pixels preprocessed as ``float32(p) / float32(pixel_scale)``
+    (`pixel_thresholds`).
     """
     if word_bits not in (8, 16, 32, 64):
         raise UsageError(f"word_bits must be 8, 16, 32 or 64, got {word_bits}")
@@ -183,6 +194,7 @@ void {P}_eval(const {P}_word *in, {P}_word *out, {P}_word *counts, {P}_word *wor
 void {P}_binarize(const double *x, long n, {P}_word *in);
 long {P}_eval_batch(const {P}_word *in, long nwords, {P}_word *out, {P}_word *counts);
 long {P}_classify(const double *x, long n, int32_t *pred, int32_t *counts);
+long {P}_classify_u8(const uint8_t *px, long n, int32_t *pred, int32_t *counts);
 
 #endif
 """
@@ -246,6 +258,12 @@ long {P}_classify(const double *x, long n, int32_t *pred, int32_t *counts);
     lines.append(f"static const double {P}_thr[{len(thr)}] = {{")
     lines.extend(f"    {float(t)!r}," for t in thr)
     lines.append("};")
+    if pixel_scale is not None:
+        pmin = pixel_thresholds(thresholds, pixel_scale).tolist()
+        lines.insert(lines.index("#include <string.h>") + 1, f"#define {U}_HAVE_PIXELS 1")
+        lines.append(f"static const uint16_t {P}_pmin[{len(pmin)}] = {{")
+        lines.extend(f"    {p}," for p in pmin)
+        lines.append("};")
     lines.append(_DRIVERS.replace("PFX", P).replace("UPF", U))
     files[f"{P}_model.c"] = "\n".join(lines) + "\n"
     return CSources(
@@ -298,19 +316,38 @@ static PFX_word PFX_in_buf[UPF_NUM_INPUTS > 0 ? UPF_NUM_INPUTS : 1];
 static PFX_word PFX_out_buf[UPF_NUM_OUTPUTS > 0 ? UPF_NUM_OUTPUTS : 1];
 static PFX_word PFX_cnt_buf[UPF_NUM_CLASSES * UPF_COUNT_BITS];
 
+static PFX_lane PFX_bin_buf[UPF_NUM_INPUTS > 0 ? UPF_NUM_INPUTS : 1][UPF_LANES];
+
+/* Sample-major: each sample's features are read in order (x is row-major (n, F)). */
 void PFX_binarize(const double *x, long n, PFX_word *in) {
-    PFX_lane lanes[UPF_LANES];
-    for (long i = 0; i < UPF_NUM_INPUTS; i++) {
-        long f = i / UPF_THERMOMETER;
-        double t = PFX_thr[i];
-        memset(lanes, 0, sizeof lanes);
-        for (long s = 0; s < n; s++) {
-            PFX_lane bit = (PFX_lane)(x[s * UPF_NUM_FEATURES + f] > t);
-            lanes[s / UPF_WORD_BITS] |= (PFX_lane)(bit << (s % UPF_WORD_BITS));
-        }
-        memcpy(&in[i], lanes, sizeof lanes);
+    memset(PFX_bin_buf, 0, sizeof PFX_bin_buf);
+    for (long s = 0; s < n; s++) {
+        const double *xs = x + s * UPF_NUM_FEATURES;
+        long lane = s / UPF_WORD_BITS;
+        PFX_lane bit = (PFX_lane)((PFX_lane)1 << (s % UPF_WORD_BITS));
+        for (long i = 0; i < UPF_NUM_INPUTS; i++)
+            PFX_bin_buf[i][lane] |= (PFX_lane)(bit & (PFX_lane)(0 - (PFX_lane)(
+                xs[i / UPF_THERMOMETER] > PFX_thr[i])));
     }
+    memcpy(in, PFX_bin_buf, sizeof PFX_bin_buf);
 }
+
+#ifdef UPF_HAVE_PIXELS
+/* 8-bit pixels: bit i = pixel[i / T] >= PFX_pmin[i], exactly the float comparison above for
+ * inputs preprocessed as float32(pixel) / float32(UPF_PIXEL_SCALE). */
+void PFX_binarize_u8(const uint8_t *px, long n, PFX_word *in) {
+    memset(PFX_bin_buf, 0, sizeof PFX_bin_buf);
+    for (long s = 0; s < n; s++) {
+        const uint8_t *ps = px + s * UPF_NUM_FEATURES;
+        long lane = s / UPF_WORD_BITS;
+        PFX_lane bit = (PFX_lane)((PFX_lane)1 << (s % UPF_WORD_BITS));
+        for (long i = 0; i < UPF_NUM_INPUTS; i++)
+            PFX_bin_buf[i][lane] |= (PFX_lane)(bit & (PFX_lane)(0 - (PFX_lane)(
+                (uint16_t)ps[i / UPF_THERMOMETER] >= PFX_pmin[i])));
+    }
+    memcpy(in, PFX_bin_buf, sizeof PFX_bin_buf);
+}
+#endif
 
 long PFX_eval_batch(const PFX_word *in, long nwords, PFX_word *out, PFX_word *counts) {
     for (long w = 0; w < nwords; w++) {
@@ -323,26 +360,43 @@ long PFX_eval_batch(const PFX_word *in, long nwords, PFX_word *out, PFX_word *co
     return nwords;
 }
 
-long PFX_classify(const double *x, long n, int32_t *pred, int32_t *counts) {
+/* Counts and argmax (ties to the lowest class) of the m samples in PFX_cnt_buf. */
+static void PFX_decode(long s0, long m, int32_t *pred, int32_t *counts) {
     PFX_lane lanes[UPF_NUM_CLASSES * UPF_COUNT_BITS][UPF_LANES];
+    memcpy(lanes, PFX_cnt_buf, sizeof lanes);
+    for (long s = 0; s < m; s++) {
+        long lane = s / UPF_WORD_BITS, bit = s % UPF_WORD_BITS;
+        int32_t best = -1, arg = 0;
+        for (long k = 0; k < UPF_NUM_CLASSES; k++) {
+            int32_t v = 0;
+            for (long j = 0; j < UPF_COUNT_BITS; j++)
+                v |= (int32_t)((lanes[k * UPF_COUNT_BITS + j][lane] >> bit) & 1u) << j;
+            if (counts) counts[(s0 + s) * UPF_NUM_CLASSES + k] = v;
+            if (v > best) { best = v; arg = (int32_t)k; }
+        }
+        pred[s0 + s] = arg;
+    }
+}
+
+long PFX_classify(const double *x, long n, int32_t *pred, int32_t *counts) {
     for (long s0 = 0; s0 < n; s0 += UPF_SAMPLES_PER_WORD) {
         long m = n - s0 < UPF_SAMPLES_PER_WORD ? n - s0 : UPF_SAMPLES_PER_WORD;
         PFX_binarize(x + s0 * UPF_NUM_FEATURES, m, PFX_in_buf);
         PFX_eval(PFX_in_buf, PFX_out_buf, PFX_cnt_buf, PFX_work_buf);
-        memcpy(lanes, PFX_cnt_buf, sizeof lanes);
-        for (long s = 0; s < m; s++) {
-            long lane = s / UPF_WORD_BITS, bit = s % UPF_WORD_BITS;
-            int32_t best = -1, arg = 0;
-            for (long k = 0; k < UPF_NUM_CLASSES; k++) {
-                int32_t v = 0;
-                for (long j = 0; j < UPF_COUNT_BITS; j++)
-                    v |= (int32_t)((lanes[k * UPF_COUNT_BITS + j][lane] >> bit) & 1u) << j;
-                if (counts) counts[(s0 + s) * UPF_NUM_CLASSES + k] = v;
-                if (v > best) { best = v; arg = (int32_t)k; }
-            }
-            pred[s0 + s] = arg;
-        }
+        PFX_decode(s0, m, pred, counts);
     }
     return n;
 }
+
+#ifdef UPF_HAVE_PIXELS
+long PFX_classify_u8(const uint8_t *px, long n, int32_t *pred, int32_t *counts) {
+    for (long s0 = 0; s0 < n; s0 += UPF_SAMPLES_PER_WORD) {
+        long m = n - s0 < UPF_SAMPLES_PER_WORD ? n - s0 : UPF_SAMPLES_PER_WORD;
+        PFX_binarize_u8(px + s0 * UPF_NUM_FEATURES, m, PFX_in_buf);
+        PFX_eval(PFX_in_buf, PFX_out_buf, PFX_cnt_buf, PFX_work_buf);
+        PFX_decode(s0, m, pred, counts);
+    }
+    return n;
+}
+#endif
 """

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ctypes
+import hashlib
 import os
 import resource
 import subprocess
@@ -50,12 +51,18 @@ def compile_shared(
     extra_flags: tuple[str, ...] = (),
     jobs: int | None = None,
 ) -> CompiledC:
-    """Write the sources to ``out_dir`` and build ``lib<prefix>_model.so``, compiling the
+    """Write the sources to ``out_dir`` and build ``lib<prefix>_model_<hash>.so``, compiling the
     ``.c`` files in parallel (``jobs`` at a time, default: the CPU count); time it."""
     write_sources(src, out_dir)
     cc = find_cc()
-    lib = out_dir / f"lib{src.prefix}_model.so"
     flags = (opt, "-std=gnu99", "-fPIC", *extra_flags)
+    # The library name carries a hash of sources and flags: the dynamic loader caches libraries
+    # by path, so a rebuilt circuit must never reuse the path of one already loaded.
+    digest = hashlib.sha256(repr((sorted(src.files.items()), flags)).encode()).hexdigest()[:12]
+    lib = out_dir / f"lib{src.prefix}_model_{digest}.so"
+    for stale in out_dir.glob(f"lib{src.prefix}_model_*.so"):
+        if stale != lib:
+            stale.unlink()
     jobs = max(1, jobs or os.cpu_count() or 1)
     t0 = time.perf_counter()
     r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -107,6 +114,11 @@ class CLibrary:
         self._classify = getattr(self._lib, f"{p}_classify")
         self._classify.argtypes = [f64p, ctypes.c_long, i32p, i32p]
         self._classify.restype = ctypes.c_long
+        self._classify_u8 = getattr(self._lib, f"{p}_classify_u8", None)
+        if self._classify_u8 is not None:
+            u8p = np.ctypeslib.ndpointer(dtype=np.uint8, flags="C_CONTIGUOUS")
+            self._classify_u8.argtypes = [u8p, ctypes.c_long, i32p, i32p]
+            self._classify_u8.restype = ctypes.c_long
 
     @property
     def _lane_dtype(self) -> type[np.unsignedinteger]:
@@ -135,6 +147,20 @@ class CLibrary:
         counts = decode_counts(unpack_bits(cnt, batch), self.num_classes, nb)
         return out_bits, counts
 
+    def classify_u8(self, pixels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(B, F)`` uint8 pixels -> ``(B,)`` class and ``(B, C)`` counts (needs ``pixel_scale``
+        at build time)."""
+        if self._classify_u8 is None:
+            raise UsageError("this library was built without pixel_scale (no wl_classify_u8)")
+        px = np.ascontiguousarray(np.asarray(pixels, dtype=np.uint8).reshape(len(pixels), -1))
+        if px.shape[1] != self.num_features:
+            raise UsageError(f"expected {self.num_features} pixels, got {px.shape[1]}")
+        pred = np.zeros(len(px), dtype=np.int32)
+        counts = np.zeros((len(px), self.num_classes), dtype=np.int32)
+        if len(px):
+            self._classify_u8(px, len(px), pred, counts)
+        return pred, counts
+
     def classify(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``(B, F)`` features -> ``(B,)`` predicted class and ``(B, C)`` counts (in C)."""
         x = np.ascontiguousarray(np.asarray(x, dtype=np.float64).reshape(len(x), -1))
@@ -159,12 +185,13 @@ def build(
     opt: str = "-O2",
     extra_flags: tuple[str, ...] = (),
     jobs: int | None = None,
+    pixel_scale: float | None = None,
 ) -> tuple[CLibrary, CompiledC]:
     """Generate, compile and load ``circuit`` (the C files split into ``jobs`` parts)."""
     jobs = max(1, jobs or os.cpu_count() or 1)
     src = generate_c(
         circuit, prefix=prefix, word_bits=word_bits, lanes=lanes, block=block, parts=jobs,
-        heads=heads,
+        heads=heads, pixel_scale=pixel_scale,
     )  # fmt: skip
     built = compile_shared(src, Path(out_dir), opt=opt, extra_flags=extra_flags, jobs=jobs)
     feats = circuit.thresholds.shape[0] if circuit.thresholds.size else circuit.num_inputs

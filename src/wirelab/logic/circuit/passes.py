@@ -12,6 +12,8 @@ no longer read; the others leave them for it.
   twice become the operand itself or a canonical NOT ``NOT_A(x, x)``; NOT(NOT(x)) becomes x; an
   inverter feeding a 2-input gate is absorbed into that gate's truth table (``g(~x, y)`` is again
   one of the 16 gates), which leaves the inverter dead when nothing else reads it.
+- `push_inverters`: an inverter that is the only reader of a gate is merged into that gate
+  (``NOT(g(a, b)) = (~g)(a, b)``, gate ``15 - g``).
 - `structural_hash`: two gates with the same function of the same operands become one
   (operands put in a canonical order first: ``g(a, b) = swap(g)(b, a)``).
 - `eliminate_dead`: gates that no output depends on are removed and the rest renumbered.
@@ -135,6 +137,38 @@ def remove_passthrough(c: Circuit) -> Circuit:
     return _sweep(c, _passthrough_rule)
 
 
+# ---- inverter pushing --------------------------------------------------------------------------
+def push_inverters(c: Circuit) -> Circuit:
+    """``NOT(g(a, b))`` -> ``(~g)(a, b)`` when the NOT is the only reader of gate ``g``.
+
+    The complemented truth table is gate ``15 - g``; the original gate is left dead. This removes
+    inverters that cannot be absorbed forwards (e.g. those feeding an output).
+    """
+    fanout = np.zeros(c.num_nodes, dtype=np.int64)
+    dep_a = np.asarray(tt.DEPENDS_A)[c.op]
+    dep_b = np.asarray(tt.DEPENDS_B)[c.op]
+    np.add.at(fanout, c.a[dep_a], 1)
+    np.add.at(fanout, c.b[dep_b & ~(dep_a & (c.a == c.b))], 1)
+    np.add.at(fanout, c.outputs, 1)
+    fo = fanout.tolist()
+    first = c.first_gate
+    old_a = c.a.tolist()
+    state = {"i": 0}
+
+    def rule(bld: _Builder, g: int, a: int, b: int) -> int | tuple[int, int, int]:
+        i = state["i"]
+        state["i"] += 1
+        da, db = tt.DEPENDS_A[g], tt.DEPENDS_B[g]
+        if da and not db and tt.restrict_b(g, 0) == (1, 0):  # NOT of operand a
+            x_old = old_a[i]
+            inner = bld.gate(a)
+            if x_old >= first and fo[x_old] == 1 and inner is not None:
+                return (15 - inner[0], inner[1], inner[2])
+        return (g, a, b)
+
+    return _sweep(c, rule)
+
+
 # ---- structural hashing -----------------------------------------------------------------------
 def structural_hash(c: Circuit) -> Circuit:
     seen: dict[tuple[int, int, int], int] = {}
@@ -188,6 +222,7 @@ def eliminate_dead(c: Circuit) -> Circuit:
 PASSES: dict[str, Callable[[Circuit], Circuit]] = {
     "fold_constants": fold_constants,
     "remove_passthrough": remove_passthrough,
+    "push_inverters": push_inverters,
     "structural_hash": structural_hash,
     "eliminate_dead": eliminate_dead,
 }

@@ -3,7 +3,7 @@
 Layout added to ``RUN_DIR`` (which holds ``discrete.json`` from ``wirelab logic train``)::
 
     circuit/circuit.json   simplified circuit IR      circuit/passes.json  gate counts per pass
-    c/                     wl_model.h, wl_model*.c, libwl_model.so
+    c/                     wl_model.h, wl_model*.c, libwl_model_<hash>.so, build.json
     verilog/               wl_circuit.v (combinational), wl_circuit_pipe<K>.v, wl_ref.v
     verify/                simulation and proof work directories; verify.json
     synth/<target>/        yosys logs; synth.json (all targets) in RUN_DIR
@@ -14,6 +14,7 @@ and ``metrics.json`` gains ``gates_simplified``, ``logic_depth``, ``c_compile_se
 
 from __future__ import annotations
 
+import hashlib
 import json
 import time
 from collections.abc import Callable
@@ -32,7 +33,7 @@ from wirelab.logic.circuit.equivalence import (
     describe,
 )
 from wirelab.logic.circuit.ir import Circuit
-from wirelab.logic.circuit.passes import simplify
+from wirelab.logic.circuit.passes import PASSES, simplify
 from wirelab.logic.circuit.synth import TARGETS, synthesize
 from wirelab.logic.circuit.verilog_backend import generate_reference_verilog, generate_verilog
 from wirelab.logic.discrete import DiscreteLogicNet
@@ -58,16 +59,22 @@ def load_run(run_dir: str | Path) -> tuple[ResultDir, DiscreteLogicNet]:
 def circuits_of(
     rd: ResultDir, net: DiscreteLogicNet
 ) -> tuple[Circuit, Circuit, list[dict[str, Any]]]:
-    """(raw circuit, simplified circuit, pass report); the simplified one is cached on disk."""
+    """(raw circuit, simplified circuit, pass report); the simplified one is cached on disk,
+    keyed by the SHA-256 of ``discrete.json`` and the list of passes."""
     raw = Circuit.from_net(net)
     cached = rd.path / "circuit" / "circuit.json"
     report_path = rd.path / "circuit" / "passes.json"
-    discrete_mtime = (rd.path / "discrete.json").stat().st_mtime
-    if cached.is_file() and report_path.is_file() and cached.stat().st_mtime >= discrete_mtime:
-        return raw, Circuit.load(cached), json.loads(report_path.read_text())
+    key = {
+        "discrete_sha256": hashlib.sha256((rd.path / "discrete.json").read_bytes()).hexdigest(),
+        "passes": list(PASSES),
+    }
+    if cached.is_file() and report_path.is_file():
+        saved = json.loads(report_path.read_text())
+        if saved.get("key") == key:
+            return raw, Circuit.load(cached), saved["report"]
     simple, report = simplify(raw)
     simple.save(cached)
-    write_json(report_path, report)
+    write_json(report_path, {"key": key, "report": report})
     return raw, simple, report
 
 
@@ -109,7 +116,8 @@ def compile_run(
             c_word_bits=word_bits * lanes,
         )
         write_json(rd.path / "c" / "build.json", {"word_bits": word_bits, "lanes": lanes,
-                   "opt": opt, "flags": list(built.flags), "seconds": built.seconds})  # fmt: skip
+                   "opt": opt, "flags": list(built.flags), "seconds": built.seconds,
+                   "library": built.library.name})  # fmt: skip
     if target in ("verilog", "all"):
         log("writing Verilog")
         vdir = rd.path / "verilog"
@@ -121,18 +129,45 @@ def compile_run(
             (vdir / f"{vm.module}.v").write_text(vm.text)
             metrics["verilog_pipeline_latency"] = vm.latency
     rd.update_metrics(metrics)
+    plot_passes(rd, report, raw, simple)
     metrics["passes"] = report
     return metrics
+
+
+def plot_passes(rd: ResultDir, report: list[dict[str, Any]], raw: Circuit, simple: Circuit) -> Path:
+    """``passes.png``: gate count after each pass of the first round, and gates by type."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(9, 3.2))
+    first = [r for r in report if r["round"] == 1]
+    labels = ["network"] + [r["pass"].replace("_", "\n") for r in first] + ["final"]
+    values = [raw.num_gates] + [r["gates_after"] for r in first] + [simple.num_gates]
+    ax1.bar(range(len(values)), values, color="tab:blue")
+    ax1.set_xticks(range(len(values)), labels, fontsize=7)
+    ax1.set_ylabel("gates")
+    ax1.set_title(f"simplification: {raw.num_gates} -> {simple.num_gates} gates", fontsize=9)
+    before, after = raw.gates_by_type(), simple.gates_by_type()
+    names = sorted(set(before) | set(after), key=lambda n: -before.get(n, 0))
+    xs = np.arange(len(names))
+    ax2.bar(xs - 0.2, [before.get(n, 0) for n in names], 0.4, label="network")
+    ax2.bar(xs + 0.2, [after.get(n, 0) for n in names], 0.4, label="simplified")
+    ax2.set_xticks(xs, names, rotation=70, fontsize=6)
+    ax2.legend(fontsize=7)
+    ax2.set_title("gates by type", fontsize=9)
+    return rd.save_figure(fig, "passes")
 
 
 def load_library(rd: ResultDir, simple: Circuit) -> CLibrary:
     from wirelab.logic.circuit.c_backend import generate_c
 
     info_path = rd.path / "c" / "build.json"
-    lib_path = rd.path / "c" / "libwl_model.so"
-    if not (info_path.is_file() and lib_path.is_file()):
+    info = json.loads(info_path.read_text()) if info_path.is_file() else {}
+    lib_path = rd.path / "c" / str(info.get("library", "-"))
+    if not lib_path.is_file():
         raise UsageError(f"{rd.path} has no compiled C library; run 'wirelab logic compile' first")
-    info = json.loads(info_path.read_text())
     src = generate_c(simple, word_bits=info["word_bits"], lanes=info["lanes"])
     feats = simple.thresholds.shape[0] if simple.thresholds.size else simple.num_inputs
     return CLibrary(lib_path, src, num_inputs=simple.num_inputs, num_outputs=simple.num_outputs,
