@@ -43,10 +43,8 @@ def command(
     Writes one result directory per point under DIR/points/, then DIR/results.csv and
     DIR/results.jsonl (one row per point: its parameters, status and metrics) and DIR/summary.png.
     """
-    import shlex
-
     from wirelab.sweep.batch import plan
-    from wirelab.sweep.grid import load_grid
+    from wirelab.sweep.grid import display_argv, load_grid
     from wirelab.sweep.sweep import point_dir_id, run_sweep
 
     grid = load_grid(grid_file)
@@ -55,11 +53,11 @@ def command(
         for g in groups:
             argv = [*g.argv, "--out", str(out / "batches" / g.id)]
             idx = ",".join(str(p.index) for p in g.points)
-            click.echo(f"{idx}\t{g.id}\t{shlex.join(argv)}")
+            click.echo(f"{idx}\t{g.id}\t{display_argv(argv)}")
         for p in singles:
             pid = point_dir_id(grid, p)
             argv = [*grid.argv_before_out(p), "--out", str(out / "points" / pid)]
-            click.echo(f"{p.index}\t{pid}\t{shlex.join(argv)}")
+            click.echo(f"{p.index}\t{pid}\t{display_argv(argv)}")
         return
     result = run_sweep(
         grid,

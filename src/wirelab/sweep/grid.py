@@ -129,6 +129,15 @@ def command_argv(command: str) -> list[str]:
     return argv
 
 
+def display_argv(argv: list[str]) -> str:
+    """A command line as a user would type it (``wirelab ...`` for this interpreter's CLI)."""
+    if argv[:3] == [sys.executable, "-m", "wirelab.cli"]:
+        argv = ["wirelab", *argv[3:]]
+    elif argv[:1] == [sys.executable]:
+        argv = ["python", *argv[1:]]
+    return shlex.join(argv)
+
+
 def option_value(value: Any) -> str:
     if isinstance(value, list):
         return ",".join(option_value(v) for v in value)

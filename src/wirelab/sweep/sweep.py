@@ -31,7 +31,7 @@ from wirelab.errors import UsageError
 from wirelab.results import ResultDir, read_json
 from wirelab.sweep.backends import Task, run_local, run_ray, threads_per_worker
 from wirelab.sweep.batch import Group, plan, point_metrics, split
-from wirelab.sweep.grid import Grid, Point
+from wirelab.sweep.grid import Grid, Point, display_argv
 from wirelab.sweep.runner import Outcome, write_files
 from wirelab.sweep.table import flatten_metrics, summary_plot, write_tables
 
@@ -209,7 +209,12 @@ def run_sweep(
             "wall_seconds": round(seconds, 3),
             "metric": metric,
             "batches": [
-                {"batch": g.id, "key": g.key, "points": len(g.points), "argv": g.argv[1:]}
+                {
+                    "batch": g.id,
+                    "key": g.key,
+                    "points": len(g.points),
+                    "command": display_argv(g.argv),
+                }
                 for g in groups
             ],
             "failed_points": [
