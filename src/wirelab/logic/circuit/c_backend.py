@@ -232,16 +232,34 @@ long {P}_classify_u8(const uint8_t *px, long n, int32_t *pred, int32_t *counts);
         f"void {P}_block{k}(const {P}_word *restrict in, {P}_word *restrict w);"
         for k in range(n_blocks)
     )
-    n_out = c.num_outputs
     if heads == "loop":
         lines.append(_POPCOUNT.replace("PFX", P).replace("UPF", U))
+
+    # Where each output (and inline count bit) comes from, as a table read by a loop so that the
+    # compiler never sees one statement per output: >= 0 work slot, -1 FALSE, -2 TRUE,
+    # <= -3 input -(v + 3).
+    def source(node: int) -> int:
+        if node == CONST0:
+            return -1
+        if node == CONST1:
+            return -2
+        return -(node - 2) - 3 if node < first else int(slot[node - first])
+
+    outs = [source(o) for o in ext.outputs.tolist()] or [-1]
+    lines.append(f"static const int32_t {P}_out_src[{len(outs)}] = {{")
+    lines.extend(f"    {', '.join(map(str, outs[i : i + 16]))}," for i in range(0, len(outs), 16))
+    lines.append("};")
+    lines.append(
+        f"static {P}_word {P}_fetch(const {P}_word *in, const {P}_word *w, int32_t v) {{\n"
+        f"    return v >= 0 ? w[v] : v == -1 ? WL_ZERO : v == -2 ? WL_ONES : in[-(v + 3)];\n}}"
+    )
     lines.append(
         f"void {P}_eval(const {P}_word *in, {P}_word *out, {P}_word *counts, {P}_word *w) {{"
     )
     lines.append("    (void)in; (void)w;")
     lines.extend(f"    {P}_block{k}(in, w);" for k in range(n_blocks))
-    outs = ext.outputs.tolist()
-    lines.extend(f"    out[{k}] = {_operand(o, first, slot)};" for k, o in enumerate(outs[:n_out]))
+    lines.append(f"    for (long k = 0; k < {U}_NUM_OUTPUTS; k++)")
+    lines.append(f"        out[k] = {P}_fetch(in, w, {P}_out_src[k]);")
     if heads == "loop":
         lines.append(f"    for (long k = 0; k < {U}_NUM_CLASSES; k++)")
         lines.append(
@@ -249,9 +267,8 @@ long {P}_classify_u8(const uint8_t *px, long n, int32_t *pred, int32_t *counts);
             f"counts + k * {U}_COUNT_BITS);"
         )
     else:
-        lines.extend(
-            f"    counts[{k}] = {_operand(o, first, slot)};" for k, o in enumerate(outs[n_out:])
-        )
+        lines.append(f"    for (long k = 0; k < {U}_NUM_CLASSES * {U}_COUNT_BITS; k++)")
+        lines.append(f"        counts[k] = {P}_fetch(in, w, {P}_out_src[{U}_NUM_OUTPUTS + k]);")
     lines.append("}")
     # ---- thresholds, binarisation, batch and classify drivers ----
     thr = thresholds.reshape(-1).tolist() or [0.0]
