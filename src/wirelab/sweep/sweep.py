@@ -5,6 +5,7 @@ Layout of ``--out DIR`` (itself a result directory)::
     DIR/config.json          the grid, backend, workers (written at every start)
     DIR/points/<id>/         one result directory per point (``<id>`` hashes command, fixed
                              options and the point's parameters), plus its ``sweep.log``
+    DIR/batches/<id>/        the result directory of each batched command (`wirelab.sweep.batch`)
     DIR/results.csv          one row per point: index, point, parameters, status, attempts,
     DIR/results.jsonl        seconds, error, then its flattened metrics
     DIR/summary.png          the chosen metric against the first varied parameter
