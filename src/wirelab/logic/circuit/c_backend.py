@@ -35,6 +35,7 @@ import numpy as np
 
 from wirelab.errors import UsageError
 from wirelab.logic.circuit import tables as tt
+from wirelab.logic.circuit.c_templates import DRIVERS, POPCOUNT
 from wirelab.logic.circuit.groupsum import count_bits, with_groupsum
 from wirelab.logic.circuit.ir import CONST0, CONST1, Circuit
 
@@ -233,7 +234,7 @@ long {P}_classify_u8(const uint8_t *px, long n, int32_t *pred, int32_t *counts);
         for k in range(n_blocks)
     )
     if heads == "loop":
-        lines.append(_POPCOUNT.replace("PFX", P).replace("UPF", U))
+        lines.append(POPCOUNT.replace("PFX", P).replace("UPF", U))
 
     # Where each output (and inline count bit) comes from, as a table read by a loop so that the
     # compiler never sees one statement per output: >= 0 work slot, -1 FALSE, -2 TRUE,
@@ -281,7 +282,7 @@ long {P}_classify_u8(const uint8_t *px, long n, int32_t *pred, int32_t *counts);
         lines.append(f"static const uint16_t {P}_pmin[{len(pmin)}] = {{")
         lines.extend(f"    {p}," for p in pmin)
         lines.append("};")
-    lines.append(_DRIVERS.replace("PFX", P).replace("UPF", U))
+    lines.append(DRIVERS.replace("PFX", P).replace("UPF", U))
     files[f"{P}_model.c"] = "\n".join(lines) + "\n"
     return CSources(
         files=files,
@@ -294,126 +295,3 @@ long {P}_classify_u8(const uint8_t *px, long n, int32_t *pred, int32_t *counts);
         statements=ext.num_gates,
         blocks=n_blocks,
     )
-
-
-_POPCOUNT = r"""
-/* Bit-sliced popcount of n words into UPF_COUNT_BITS words (LSB first): a carry-save tree
- * built on line. Up to two words wait at each weight j; a third one triggers a full adder
- * (sum stays at j, carry moves to j + 1). A final ripple-carry pass adds what is left. */
-static void PFX_popcount(const PFX_word *x, long n, PFX_word *cnt) {
-    PFX_word p0[UPF_COUNT_BITS + 1], p1[UPF_COUNT_BITS + 1];
-    int k[UPF_COUNT_BITS + 1];
-    for (int j = 0; j <= UPF_COUNT_BITS; j++) { k[j] = 0; p0[j] = WL_ZERO; p1[j] = WL_ZERO; }
-    for (long i = 0; i < n; i++) {
-        PFX_word v = x[i];
-        int j = 0;
-        for (;;) {
-            if (k[j] == 0) { p0[j] = v; k[j] = 1; break; }
-            if (k[j] == 1) { p1[j] = v; k[j] = 2; break; }
-            PFX_word a = p0[j], b = p1[j], ab = a ^ b;
-            p0[j] = ab ^ v;
-            k[j] = 1;
-            v = (a & b) | (v & ab);
-            j++;
-        }
-    }
-    PFX_word carry = WL_ZERO;
-    for (int j = 0; j < UPF_COUNT_BITS; j++) {
-        PFX_word a = k[j] > 0 ? p0[j] : WL_ZERO, b = k[j] > 1 ? p1[j] : WL_ZERO, ab = a ^ b;
-        cnt[j] = ab ^ carry;
-        carry = (a & b) | (carry & ab);
-    }
-}
-"""
-
-
-_DRIVERS = r"""
-static PFX_word PFX_work_buf[UPF_WORK_WORDS];
-static PFX_word PFX_in_buf[UPF_NUM_INPUTS > 0 ? UPF_NUM_INPUTS : 1];
-static PFX_word PFX_out_buf[UPF_NUM_OUTPUTS > 0 ? UPF_NUM_OUTPUTS : 1];
-static PFX_word PFX_cnt_buf[UPF_NUM_CLASSES * UPF_COUNT_BITS];
-
-static PFX_lane PFX_bin_buf[UPF_NUM_INPUTS > 0 ? UPF_NUM_INPUTS : 1][UPF_LANES];
-
-/* Sample-major: each sample's features are read in order (x is row-major (n, F)). */
-void PFX_binarize(const double *x, long n, PFX_word *in) {
-    memset(PFX_bin_buf, 0, sizeof PFX_bin_buf);
-    for (long s = 0; s < n; s++) {
-        const double *xs = x + s * UPF_NUM_FEATURES;
-        long lane = s / UPF_WORD_BITS;
-        PFX_lane bit = (PFX_lane)((PFX_lane)1 << (s % UPF_WORD_BITS));
-        for (long i = 0; i < UPF_NUM_INPUTS; i++)
-            PFX_bin_buf[i][lane] |= (PFX_lane)(bit & (PFX_lane)(0 - (PFX_lane)(
-                xs[i / UPF_THERMOMETER] > PFX_thr[i])));
-    }
-    memcpy(in, PFX_bin_buf, sizeof PFX_bin_buf);
-}
-
-#ifdef UPF_HAVE_PIXELS
-/* 8-bit pixels: bit i = pixel[i / T] >= PFX_pmin[i], exactly the float comparison above for
- * inputs preprocessed as float32(pixel) / float32(UPF_PIXEL_SCALE). */
-void PFX_binarize_u8(const uint8_t *px, long n, PFX_word *in) {
-    memset(PFX_bin_buf, 0, sizeof PFX_bin_buf);
-    for (long s = 0; s < n; s++) {
-        const uint8_t *ps = px + s * UPF_NUM_FEATURES;
-        long lane = s / UPF_WORD_BITS;
-        PFX_lane bit = (PFX_lane)((PFX_lane)1 << (s % UPF_WORD_BITS));
-        for (long i = 0; i < UPF_NUM_INPUTS; i++)
-            PFX_bin_buf[i][lane] |= (PFX_lane)(bit & (PFX_lane)(0 - (PFX_lane)(
-                (uint16_t)ps[i / UPF_THERMOMETER] >= PFX_pmin[i])));
-    }
-    memcpy(in, PFX_bin_buf, sizeof PFX_bin_buf);
-}
-#endif
-
-long PFX_eval_batch(const PFX_word *in, long nwords, PFX_word *out, PFX_word *counts) {
-    for (long w = 0; w < nwords; w++) {
-        for (long i = 0; i < UPF_NUM_INPUTS; i++) PFX_in_buf[i] = in[i * nwords + w];
-        PFX_eval(PFX_in_buf, PFX_out_buf, PFX_cnt_buf, PFX_work_buf);
-        for (long k = 0; k < UPF_NUM_OUTPUTS; k++) out[k * nwords + w] = PFX_out_buf[k];
-        for (long k = 0; k < UPF_NUM_CLASSES * UPF_COUNT_BITS; k++)
-            counts[k * nwords + w] = PFX_cnt_buf[k];
-    }
-    return nwords;
-}
-
-/* Counts and argmax (ties to the lowest class) of the m samples in PFX_cnt_buf. */
-static void PFX_decode(long s0, long m, int32_t *pred, int32_t *counts) {
-    PFX_lane lanes[UPF_NUM_CLASSES * UPF_COUNT_BITS][UPF_LANES];
-    memcpy(lanes, PFX_cnt_buf, sizeof lanes);
-    for (long s = 0; s < m; s++) {
-        long lane = s / UPF_WORD_BITS, bit = s % UPF_WORD_BITS;
-        int32_t best = -1, arg = 0;
-        for (long k = 0; k < UPF_NUM_CLASSES; k++) {
-            int32_t v = 0;
-            for (long j = 0; j < UPF_COUNT_BITS; j++)
-                v |= (int32_t)((lanes[k * UPF_COUNT_BITS + j][lane] >> bit) & 1u) << j;
-            if (counts) counts[(s0 + s) * UPF_NUM_CLASSES + k] = v;
-            if (v > best) { best = v; arg = (int32_t)k; }
-        }
-        pred[s0 + s] = arg;
-    }
-}
-
-long PFX_classify(const double *x, long n, int32_t *pred, int32_t *counts) {
-    for (long s0 = 0; s0 < n; s0 += UPF_SAMPLES_PER_WORD) {
-        long m = n - s0 < UPF_SAMPLES_PER_WORD ? n - s0 : UPF_SAMPLES_PER_WORD;
-        PFX_binarize(x + s0 * UPF_NUM_FEATURES, m, PFX_in_buf);
-        PFX_eval(PFX_in_buf, PFX_out_buf, PFX_cnt_buf, PFX_work_buf);
-        PFX_decode(s0, m, pred, counts);
-    }
-    return n;
-}
-
-#ifdef UPF_HAVE_PIXELS
-long PFX_classify_u8(const uint8_t *px, long n, int32_t *pred, int32_t *counts) {
-    for (long s0 = 0; s0 < n; s0 += UPF_SAMPLES_PER_WORD) {
-        long m = n - s0 < UPF_SAMPLES_PER_WORD ? n - s0 : UPF_SAMPLES_PER_WORD;
-        PFX_binarize_u8(px + s0 * UPF_NUM_FEATURES, m, PFX_in_buf);
-        PFX_eval(PFX_in_buf, PFX_out_buf, PFX_cnt_buf, PFX_work_buf);
-        PFX_decode(s0, m, pred, counts);
-    }
-    return n;
-}
-#endif
-"""
