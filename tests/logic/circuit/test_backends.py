@@ -128,3 +128,30 @@ def test_c_pixel_path_equals_the_float_path(tmp_path: Path) -> None:
     np.testing.assert_array_equal(counts_u8, counts_f)
     np.testing.assert_array_equal(counts_f, c.counts_from_bits(net.forward_bits(net.binarize(x))))
     np.testing.assert_array_equal(pred_u8, pred_f)
+
+
+@pytest.mark.skipif(
+    "avx2" not in (Path("/proc/cpuinfo").read_text() if Path("/proc/cpuinfo").exists() else ""),
+    reason="needs an x86 CPU with AVX2",
+)
+def test_c_vector_words_accept_unaligned_buffers(tmp_path: Path) -> None:
+    # numpy guarantees only 8- or 16-byte alignment; 4 x 64-bit vectors need 32 bytes unless
+    # the generated type lowers its alignment (a general protection fault otherwise).
+    c = Circuit.from_net(random_net([64, 32, 8], features=10, num_classes=2, seed=1))
+    lib, _ = build(c, tmp_path, lanes=4, extra_flags=("-mavx2",))
+    bits = random_bits(256 * 3, c.num_inputs)
+    ref = reference_outputs(c, bits)
+    words = pack_bits(bits)  # (I, 12)
+
+    def shifted(shape: tuple[int, int], offset: int, fill: np.ndarray | None = None) -> np.ndarray:
+        arr = np.zeros(shape[0] * shape[1] + offset, np.uint64)[offset:].reshape(shape)
+        if fill is not None:
+            arr[:] = fill
+        return arr
+
+    for offset in (1, 2, 3):
+        inw = shifted(words.shape, offset, words)
+        out = shifted((c.num_outputs, words.shape[1]), offset)
+        cnt = shifted((c.num_classes * lib.src.count_bits, words.shape[1]), offset)
+        lib._eval_batch(inw, words.shape[1] // 4, out, cnt)
+        np.testing.assert_array_equal(unpack_bits(out, len(bits)), ref)

@@ -188,7 +188,9 @@ typedef {base_t} {P}_lane;
 #if {U}_LANES == 1
 typedef {base_t} {P}_word;
 #else
-typedef {base_t} {P}_word __attribute__((vector_size({word_bits // 8} * {U}_LANES)));
+/* aligned(): callers' arrays (numpy buffers) need only the lane type's alignment. */
+typedef {base_t} {P}_word
+    __attribute__((vector_size({word_bits // 8} * {U}_LANES), aligned({word_bits // 8})));
 #endif
 
 void {P}_eval(const {P}_word *in, {P}_word *out, {P}_word *counts, {P}_word *work);
