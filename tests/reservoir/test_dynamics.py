@@ -35,8 +35,11 @@ def test_step_orientation_is_pre_to_post() -> None:
     np.testing.assert_allclose(r.step(np.array([[[[1.0, 0.0]]]]), np.zeros(1))[0, 0, 0], [0, 1])
 
 
+NUMBA = pytest.param("numba", marks=pytest.mark.slow)  # compile time; the benchmark covers it
+
+
 @pytest.mark.parametrize("activation", ["tanh", "linear", "sigmoid"])
-@pytest.mark.parametrize("backend", ["scipy", "numba"])
+@pytest.mark.parametrize("backend", ["scipy", NUMBA])
 def test_batched_engine_matches_reference_step(activation: str, backend: str) -> None:
     if backend == "numba" and not kernels.available():
         pytest.skip("numba not installed")
@@ -75,7 +78,7 @@ def test_float32_fast_path_agrees_with_float64_reference() -> None:
     np.testing.assert_allclose(fast.states, ref.states, atol=2e-5)
 
 
-@pytest.mark.parametrize("backend", ["scipy", "numba"])
+@pytest.mark.parametrize("backend", ["scipy", NUMBA])
 def test_divergence_names_step_and_settings(backend: str) -> None:
     if backend == "numba" and not kernels.available():
         pytest.skip("numba not installed")
