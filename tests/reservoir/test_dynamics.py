@@ -113,6 +113,10 @@ def test_lif_spikes_refractory_and_rate() -> None:
     run = res.run(np.full((30, 1), 0.6))
     assert run.states.shape == (30, 1, 2, 1, 2)
     assert run.states[-1, 0, 0, 0, 0] > 0 and run.states[-1, 0, 0, 0, 1] == 0
+    spikes = res.run(np.full((30, 1), 0.6), lif_readout="spikes").states[:, 0, 0, 0, 0]
+    np.testing.assert_array_equal(spikes, s)  # the same spike train as the pure lif_step
+    with pytest.raises(UsageError, match="lif_readout"):
+        res.run(np.full((3, 1), 0.6), lif_readout="voltage")
 
 
 def test_lif_recurrent_spikes_propagate_pre_to_post() -> None:

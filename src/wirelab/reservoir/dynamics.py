@@ -408,12 +408,13 @@ class Reservoir:
         state0: Any = None,
         washout: int = 0,
         check_every: int = 25,
+        lif_readout: str = "rate",
     ) -> RunResult:
         """Advance over ``inputs`` ``(T, B, K)`` (or ``(T, K)`` shared by the batch, or ``(T,)``).
 
         Records only the neurons in ``record`` (default all), for steps ``t >= washout``:
-        ``states`` has shape ``(T - washout, M, G, B, P)``. For LIF units the recorded value is
-        the rate trace ``r``.
+        ``states`` has shape ``(T - washout, M, G, B, P)``. For LIF units ``lif_readout`` picks
+        the rate trace ``r`` or the spikes (summing them over a window gives spike counts).
         """
         u = self._inputs(inputs, steps=True)  # (T, B, K)
         steps = u.shape[0]
@@ -428,7 +429,9 @@ class Reservoir:
             raise UsageError(f"record must be non-empty indices in [0, {self.n})")
         p = rec_idx.size
         if self.spiking:
-            return self._run_lif(u, rec_idx, state0, washout)
+            if lif_readout not in ("rate", "spikes"):
+                raise UsageError(f"lif_readout must be 'rate' or 'spikes', not {lif_readout!r}")
+            return self._run_lif(u, rec_idx, state0, washout, lif_readout)
         x = self._to_internal(self.zeros() if state0 is None else state0)
         rows = (np.arange(self.m)[:, None] * self.n + rec_idx[None, :]).ravel()  # (M*P,)
         rec = np.empty((steps - washout, self.m * p, self.g * self.b), dtype=self.dtype)
@@ -476,7 +479,10 @@ class Reservoir:
         states = rec.reshape(-1, self.m, p, self.g, self.b).transpose(0, 1, 3, 4, 2)
         return RunResult(states, self._to_public(x), rec_idx)
 
-    def _run_lif(self, u: np.ndarray, rec_idx: np.ndarray, state0: Any, washout: int) -> RunResult:
+    def _run_lif(
+        self, u: np.ndarray, rec_idx: np.ndarray, state0: Any, washout: int, field_name: str
+    ) -> RunResult:
+        """LIF run recording the rate trace or the 0/1 spikes (sum over a window for counts)."""
         st = self.zeros() if state0 is None else state0
         out = np.empty((u.shape[0] - washout, self.m, self.g, self.b, rec_idx.size), self.dtype)
         for t in range(u.shape[0]):
@@ -484,5 +490,5 @@ class Reservoir:
             if not np.all(np.isfinite(st.v)):
                 raise self._diverged(t, self._to_internal(st.v))
             if t >= washout:
-                out[t - washout] = st.rate[..., rec_idx]
+                out[t - washout] = getattr(st, field_name)[..., rec_idx]
         return RunResult(out, st, rec_idx)
