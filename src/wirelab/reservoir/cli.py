@@ -79,9 +79,10 @@ def group() -> None:
 )
 @click.option(
     "--activation",
-    type=click.Choice(["tanh", "linear", "sigmoid"]),
+    type=click.Choice(["tanh", "linear", "sigmoid", "lif"]),
     default="tanh",
     show_default=True,
+    help="Rate units, or 'lif': leaky integrate-and-fire units read out by their rate trace.",
 )
 @click.option("--leak", default=1.0, show_default=True)
 @click.option("--input-scaling", default=1.0, show_default=True)

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from wirelab.errors import UsageError
-from wirelab.reservoir.dynamics import Units
+from wirelab.reservoir.dynamics import LIFUnits, Units
 from wirelab.reservoir.nulls import NULL_MODELS, make_null
 from wirelab.reservoir.populations import parse_population
 from wirelab.reservoir.stats import summarize
@@ -71,7 +71,15 @@ class ExperimentConfig:
             raise UsageError("nulls must be >= 0 and workers >= 1")
         if not self.alphas:
             raise UsageError("no alpha values")
-        Units(self.activation, self.leak, self.input_scaling, self.bias)
+        if self.activation == "lif" and "mackey-glass" in self.tasks:
+            raise UsageError("mackey-glass free running feeds predictions back: use rate units")
+        self.units()
+
+    def units(self) -> Units | LIFUnits:
+        """Rate units, or LIF units (``activation="lif"``, default time constants)."""
+        if self.activation == "lif":
+            return LIFUnits(input_scaling=self.input_scaling, bias=self.bias)
+        return Units(self.activation, self.leak, self.input_scaling, self.bias)
 
 
 _BLAS_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
@@ -134,7 +142,7 @@ def run_job(cfg_dict: dict[str, Any], model: str, index: int) -> dict[str, Any]:
         outputs=parse_population(con, cfg.outputs),
         left=inputs[con.side[inputs] == "left"],
         right=inputs[con.side[inputs] == "right"],
-        units=Units(cfg.activation, cfg.leak, cfg.input_scaling, cfg.bias),
+        units=cfg.units(),
         seed=cfg.seed,
         backend=cfg.backend,
         settings={"normalize": cfg.normalize, "model": model, "null": index},

@@ -30,7 +30,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from wirelab.errors import UsageError
-from wirelab.reservoir.dynamics import Reservoir, Units
+from wirelab.reservoir.dynamics import LIFUnits, Reservoir, Units
 from wirelab.reservoir.readout import Ridge, RidgeClassifier
 from wirelab.reservoir.timeseries import mackey_glass, narma10_series
 
@@ -48,7 +48,7 @@ class Setup:
     outputs: np.ndarray
     left: np.ndarray | None = None
     right: np.ndarray | None = None
-    units: Units = field(default_factory=Units)
+    units: Units | LIFUnits = field(default_factory=Units)
     seed: int = 0
     backend: str = "auto"
     settings: dict[str, Any] = field(default_factory=dict)
