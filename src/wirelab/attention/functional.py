@@ -126,7 +126,12 @@ def reference_attention(
     if mask is not None:
         # A large finite negative (not -inf) keeps fully masked rows finite in backward too.
         scores = scores.masked_fill(~mask, torch.finfo(scores.dtype).min)
-    weights = torch.softmax(scores, dim=-1)  # (B, H, Tq, Tk)
+    if scores.requires_grad:
+        weights = torch.softmax(scores, dim=-1)  # (B, H, Tq, Tk)
+    else:
+        # Inference: overwrite the scores (our own buffer) instead of allocating a second
+        # (B, H, Tq, Tk) tensor; a fresh large allocation costs page faults on every call.
+        weights = torch.softmax(scores, dim=-1, out=scores)
     if mask is not None:
         weights = weights.masked_fill(~mask, 0.0)  # fully masked rows -> all zeros
     attn = F.dropout(weights, dropout_p) if dropout_p > 0 else weights

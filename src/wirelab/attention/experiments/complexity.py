@@ -108,6 +108,11 @@ def loglog_slope(xs: list[int], ys: list[float]) -> float:
     return float(np.polyfit(np.log(xs), np.log(ys), 1)[0])
 
 
+def _half(xs: tuple[int, ...]) -> int:
+    """Start index of the upper half of a sweep (at least two points)."""
+    return min(len(xs) // 2, len(xs) - 2)
+
+
 def crossover(xs: list[int], a: list[float], b: list[float]) -> float | None:
     """First x (log-interpolated) where a - b changes sign (either way); None if it never does."""
     diff = np.log(np.asarray(a)) - np.log(np.asarray(b))
@@ -200,12 +205,12 @@ def run(out: Path | str, cfg: ComplexityConfig | None = None) -> dict[str, Any]:
                 ],
                 "time_slope_n": loglog_slope(list(cfg.ns), sweeps["n"][name]),
                 "time_slope_n_upper_half": loglog_slope(
-                    list(cfg.ns[len(cfg.ns) // 2 :]), sweeps["n"][name][len(cfg.ns) // 2 :]
+                    list(cfg.ns[_half(cfg.ns) :]), sweeps["n"][name][_half(cfg.ns) :]
                 ),
                 "predicted_slope_n": PREDICTED_SLOPE_N[name],
                 "time_slope_d": loglog_slope(list(cfg.ds), sweeps["d"][name]),
                 "time_slope_d_upper_half": loglog_slope(
-                    list(cfg.ds[len(cfg.ds) // 2 :]), sweeps["d"][name][len(cfg.ds) // 2 :]
+                    list(cfg.ds[_half(cfg.ds) :]), sweeps["d"][name][_half(cfg.ds) :]
                 ),
                 "predicted_slope_d": PREDICTED_SLOPE_D[name],
                 "path_ns": list(cfg.path_ns),
