@@ -40,7 +40,7 @@ def test_reservoir_run_writes_results_and_summary(tmp_path: Path) -> None:
         "--alpha",
         "0.5:1.0:2",
         "--nulls",
-        "2",
+        "1",
         "--workers",
         "1",
         "--quick",
