@@ -16,13 +16,13 @@ pytest.importorskip("sklearn")  # the digits dataset ships inside scikit-learn
 TINY = {
     "dataset": "digits",
     "classes": "all",
-    "epochs": 12,
+    "epochs": 8,
     "batch_size": 32,
     "lr": 0.05,
     "patience": 100,
     "threads": 1,
     "seed": 3,
-    "model": {"dense": [300, 300], "init": "gaussian", "tau": 3.0},
+    "model": {"dense": [200, 200], "init": "gaussian", "tau": 3.0},
 }
 COMPARE = ("accuracy_soft", "accuracy_discrete", "best_epoch", "epochs_run", "gates_by_type")
 
