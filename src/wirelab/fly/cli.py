@@ -300,9 +300,9 @@ def lateralization_cmd(
             con, models, mods, gain_list, n_boot=boot, steps=steps, seed=seed, progress=tick
         )
     summary = lat.summarize(rows)
+    rd.write_metrics({"summary": summary, "results": rows, "wall_s": time.perf_counter() - t0})
     for n in norms:
         rd.save_figure(lat_plot(summary, n), f"lateralization_{n}")
-    rd.write_metrics({"summary": summary, "results": rows, "wall_s": time.perf_counter() - t0})
     for r in summary:
         click.echo(
             f"{r['normalize']:8s} {r['modality']:22s} gain={r['gain']:<4g} "
@@ -417,8 +417,6 @@ def taxis_cmd(
         rows, traces = run_study(
             con, ctrl, cfg, n_nulls=n_nulls, mirror=mirror, body=body, video=video, progress=prog
         )
-    rd.save_figure(taxis_bars(rows), "success_rate")
-    rd.save_figure(taxis_paths(traces, cfg.radius), "trajectories")
     main = next(r for r in rows if r["condition"] == "connectome")
     rd.write_metrics(
         {
@@ -429,6 +427,8 @@ def taxis_cmd(
             "wall_s": time.perf_counter() - t0,
         }
     )
+    rd.save_figure(taxis_bars(rows), "success_rate")
+    rd.save_figure(taxis_paths(traces, cfg.radius), "trajectories")
     for r in rows:
         eff = r["path_efficiency"]
         tts = r["time_to_source_s"]

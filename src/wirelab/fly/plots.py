@@ -74,7 +74,9 @@ def lateralization(summary: Sequence[dict[str, Any]], normalize: str) -> Any:
             color="0.85",
             label="nulls mean ± sd" if gi == 0 else None,
         )
-        ax.errorbar(xs, ys, yerr=[lo, hi], fmt="o", ms=4, capsize=2, label=f"input gain {g:g}")
+        # a percentile interval need not contain the estimate (skewed bootstrap): clip at 0
+        err = [np.maximum(lo, 0.0), np.maximum(hi, 0.0)]
+        ax.errorbar(xs, ys, yerr=err, fmt="o", ms=4, capsize=2, label=f"input gain {g:g}")
     ax.axhline(0, color="k", lw=0.8)
     ax.set_xticks(range(len(mods)))
     ax.set_xticklabels(mods, rotation=30, ha="right", fontsize=8)
