@@ -18,9 +18,11 @@ if "WIRELAB_DATA_DIR" not in os.environ and _SHARED.is_dir():
     os.environ["WIRELAB_DATA_DIR"] = str(_SHARED)
 
 
-@pytest.fixture(scope="session", autouse=True)
-def _session_cache(tmp_path_factory: pytest.TempPathFactory) -> None:
-    os.environ["WIRELAB_CACHE"] = str(tmp_path_factory.mktemp("wirelab-cache"))
+# The cache holds downloads and derived files (the parsed connectome, ~10 s to rebuild). Tests use
+# $WIRELAB_CACHE when set (CI sets one inside the clone), else a cache inside the repository, never
+# the user's ~/.cache/wirelab. Tests that corrupt or delete cache files use their own tmp caches.
+if "WIRELAB_CACHE" not in os.environ:
+    os.environ["WIRELAB_CACHE"] = str(REPO / ".cache" / "wirelab-tests")
 
 
 def _have_data(*rel: str) -> bool:
