@@ -1,7 +1,7 @@
 """Shared fixtures: the offline data directory and an isolated cache.
 
-``WIRELAB_DATA_DIR`` defaults to ``../shared/data`` beside the repository (as in CI); the cache is a
-per-session temporary directory so tests never touch ``~/.cache/wirelab``.
+``WIRELAB_DATA_DIR`` defaults to ``../shared/data`` beside the repository (as in CI); the cache is
+``$WIRELAB_CACHE`` or ``.cache/wirelab-tests`` in the repository, never ``~/.cache/wirelab``.
 """
 
 from __future__ import annotations
