@@ -171,7 +171,9 @@ def generate_verilog(
     g_sz = c.group_size
     if heads:
         for k in range(c.num_classes):
-            leaves = [f"y[{j}]" for j in range(k * g_sz, (k + 1) * g_sz)]
+            # Leaves are the output signals themselves, not bits of the wide vector y: a
+            # simulator re-evaluates every reader of y when any bit of it changes.
+            leaves = outs[k * g_sz : (k + 1) * g_sz]
             total = _adder_tree(lines, k, leaves, nb)
             lines.append(f"  assign counts[{k * nb + nb - 1}:{k * nb}] = {total};")
         _argmax(lines, c, nb, cw)
@@ -207,11 +209,16 @@ def generate_reference_verilog(
     for i, (g, a, b) in enumerate(zip(c.op.tolist(), c.a.tolist(), c.b.tolist(), strict=True)):
         lines.append(f"  wire g{first + i} = lut2(4'd{g}, {ref(a)}, {ref(b)});")
     for j, o in enumerate(c.outputs.tolist()):
-        lines.append(f"  assign y[{j}] = {ref(o)};")
+        lines.append(f"  wire o{j} = {ref(o)};")
+    if c.num_outputs:
+        bits = ", ".join(f"o{j}" for j in reversed(range(c.num_outputs)))
+        lines.append(f"  assign y = {{{bits}}};")
+    else:
+        lines.append("  assign y = 1'b0;")
     g_sz = c.group_size
     for k in range(c.num_classes if heads else 0):
         # The sum is evaluated at the NB-bit width of its target (Verilog sizing rules).
-        terms = " + ".join(f"y[{j}]" for j in range(k * g_sz, (k + 1) * g_sz)) or "1'b0"
+        terms = " + ".join(f"o{j}" for j in range(k * g_sz, (k + 1) * g_sz)) or "1'b0"
         lines.append(f"  assign counts[{k * nb + nb - 1}:{k * nb}] = {terms};")
     if heads:
         _argmax(lines, c, nb, cw)
