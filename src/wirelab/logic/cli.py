@@ -71,6 +71,7 @@ def group() -> None:
 @click.option("--seed", type=int, default=None)
 @click.option("--threads", type=int, default=None)
 @click.option("--max-minutes", type=float, default=None, help="Training time budget.")
+@click.option("--init-from", default=None, help="Start from a run's weights (its directory).")
 @click.option("--out", required=True, type=click.Path(file_okay=False))
 @click.option(
     "--resume", is_flag=True, help="Continue the killed run in --out from its checkpoint."
@@ -88,7 +89,7 @@ def train(**kw: Any) -> None:
         model = cfg["model"]
         for key in ("dataset", "classes", "forward", "epochs", "batch_size", "lr", "weight_decay",
                     "patience", "val_fraction", "max_train", "seed", "threads",
-                    "max_minutes"):  # fmt: skip
+                    "max_minutes", "init_from"):  # fmt: skip
             if kw[key] is not None:
                 cfg[key] = kw[key]
         for key in ("binarize", "levels", "connections", "init", "tau"):

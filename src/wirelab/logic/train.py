@@ -42,6 +42,7 @@ class TrainConfig:
     threads: int = 2
     eval_batch: int = 2048
     max_minutes: float | None = None  # wall-clock budget: stop after the epoch that passes it
+    init_from: str | None = None  # run dir, model.pt or checkpoint.pt whose weights start this run
 
     def validate(self) -> None:
         if self.epochs < 1 or self.batch_size < 1 or self.lr <= 0 or self.threads < 1:
@@ -109,6 +110,22 @@ def train(
     spec.setdefault("seed", cfg.seed)
     torch.manual_seed(cfg.seed)
     model = LogicNet(spec)
+    if cfg.init_from is not None and ckpt is None:
+        src = Path(cfg.init_from)
+        src = src / "model.pt" if src.is_dir() else src
+        if not src.is_file():
+            raise UsageError(f"init_from: {src} does not exist")
+        saved = torch.load(src, map_location="cpu", weights_only=False)
+        if "best" in saved:  # a checkpoint.pt: its best-by-validation weights so far
+            state = saved["best"]["state"]
+        else:
+            if saved["spec"] != model.spec:
+                raise UsageError(f"init_from: {src} has a different model spec")
+            state = saved["state_dict"]
+        try:
+            model.load_state_dict(state)
+        except RuntimeError:
+            raise UsageError(f"init_from: {src} holds a different model") from None
     opt = torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
     history: list[dict[str, float]] = []
     best: dict[str, Any] = {"val": -1.0, "epoch": 0, "state": None}
