@@ -53,6 +53,13 @@ def run(out: Path, quick: bool = False) -> dict[str, Any]:
             progress=False,
         ),
     )
-    cross = cm["crossover"]["measured_n_at_d_fixed"]
-    summary["attn_cheaper_than_rnn_up_to_n"] = None if cross is None else round(cross)
+    c = cm["crossover"]
+    cross = c["measured_n_at_d_fixed"]
+    if cross is not None:
+        summary["attn_cheaper_than_rnn_up_to_n"] = round(cross)
+    elif c["attention_cheaper_at_smallest_n"]:
+        summary["attn_cheaper_than_rnn_up_to_n"] = f">{cm['ns'][-1]}"
+    else:
+        summary["attn_cheaper_than_rnn_up_to_n"] = "never"
+    summary["flops_predict_n"] = c["flops_predicted_n"]
     return summary
