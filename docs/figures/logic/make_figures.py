@@ -22,8 +22,10 @@ out = Path(__file__).parent
 runs = sorted(p.parent for p in root.glob("*/metrics.json"))
 metrics = {r.name: json.loads((r / "metrics.json").read_text()) for r in runs}
 
-fig, axes = plt.subplots(1, len(metrics), figsize=(3.2 * len(metrics), 2.8), squeeze=False)
-for ax, (name, m) in zip(axes[0], metrics.items(), strict=True):
+cols = min(3, len(metrics))
+rows = -(-len(metrics) // cols)
+fig, axes = plt.subplots(rows, cols, figsize=(3.4 * cols, 2.8 * rows), squeeze=False)
+for ax, (name, m) in zip(axes.flat, metrics.items(), strict=False):
     h = m["history"]
     ep = [r["epoch"] for r in h]
     ax.plot(ep, [r["val_soft"] for r in h], label="soft")
