@@ -149,10 +149,16 @@ class MultiHeadAttention(nn.Module):
         cross = context is not None or kv is not None
         if not cross:
             qkv = F.linear(x, w, bias)  # (B, T, (H + 2 Hkv) D)
-            q, k, v = qkv.split([self._q_width, self._kv_width, self._kv_width], dim=-1)
-            q = self._heads(q, self.num_heads)  # (B, H, T, D)
-            k = self._heads(k, self.num_kv_heads)  # (B, Hkv, T, D)
-            v = self._heads(v, self.num_kv_heads)
+            if return_weights and self.num_kv_heads == self.num_heads:
+                # explicit path: one copy to contiguous heads instead of one per matmul operand
+                b_, t_ = x.shape[:2]
+                heads = qkv.view(b_, t_, 3, self.num_heads, self.head_dim)
+                q, k, v = heads.permute(2, 0, 3, 1, 4).contiguous().unbind(0)  # (B, H, T, D)
+            else:
+                q, k, v = qkv.split([self._q_width, self._kv_width, self._kv_width], dim=-1)
+                q = self._heads(q, self.num_heads)  # (B, H, T, D)
+                k = self._heads(k, self.num_kv_heads)  # (B, Hkv, T, D)
+                v = self._heads(v, self.num_kv_heads)
             if self.rope is not None:
                 q, k = self.rope(q, offset=offset), self.rope(k, offset=offset)
         else:
