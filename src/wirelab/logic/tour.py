@@ -1,7 +1,7 @@
 """Tour step: a small MNIST 0-vs-1 logic gate network, then (when the circuit tools are present)
 its C library, Verilog, equivalence checks and an iCE40 UltraPlus synthesis.
 
-Quick mode trains a 400-gate net on 3,000 images for 3 epochs and checks the C library and 64
+Quick mode trains a 400-gate net on 6,000 images for 3 epochs and checks the C library and 64
 Icarus-simulated images; the default mode trains the 972-gate recipe model for 6 epochs and adds
 the formal proof (yosys) and ``synth_ice40``.
 """
@@ -28,7 +28,7 @@ def run(out: Path, quick: bool = False) -> dict[str, Any]:
         patience=10,
         seed=0,
         threads=1,
-        max_train=3000 if quick else None,
+        max_train=6000 if quick else None,
         model={
             "dense": [200, 200] if quick else [486, 486],
             "init": "gaussian",
