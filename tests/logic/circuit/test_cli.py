@@ -60,6 +60,10 @@ def test_compile_verify_synth_and_a_detected_mismatch(tmp_path: Path) -> None:
     v = json.loads(p.stdout)
     assert v["verified"] and v["c"]["checked"] == v["test_images"] == 2115
     assert v["verilog"]["vectors"] == 200 and v["formal"]["ok"] is True
+    # A proof that runs out of time is recorded as not done, not as a failure.
+    p = wirelab("verify", str(run), "--sim-vectors", "10", "--formal-timeout", "0.001", "--json")
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout)["formal"] == {"ok": None, "skipped": "proof timed out (0 s)"}
     p = wirelab("synth", str(run), "--target", "ice40-up5k", "--json")
     assert p.returncode == 0, p.stderr
     metrics = json.loads((run / "metrics.json").read_text())

@@ -35,6 +35,7 @@ from wirelab.logic.circuit.equivalence import (
 from wirelab.logic.circuit.ir import Circuit
 from wirelab.logic.circuit.passes import PASSES, simplify
 from wirelab.logic.circuit.synth import TARGETS, synthesize
+from wirelab.logic.circuit.tools import ToolError
 from wirelab.logic.circuit.verilog_backend import generate_reference_verilog, generate_verilog
 from wirelab.logic.discrete import DiscreteLogicNet
 from wirelab.results import ResultDir, write_json
@@ -239,8 +240,13 @@ def verify_run(
         )
     if raw.num_gates <= formal_max_gates:
         log(f"formal equivalence with yosys ({raw.num_gates} gates)")
-        result["formal"] = check_formal(raw, simple, rd.path / "verify" / "formal",
-                                        timeout=formal_timeout)  # fmt: skip
+        try:
+            result["formal"] = check_formal(raw, simple, rd.path / "verify" / "formal",
+                                            timeout=formal_timeout)  # fmt: skip
+        except ToolError as exc:
+            if "timed out" not in str(exc):
+                raise
+            result["formal"] = {"ok": None, "skipped": f"proof timed out ({formal_timeout:.0f} s)"}
     else:
         result["formal"] = {"ok": None, "skipped": f"{raw.num_gates} gates > {formal_max_gates}"}
     result["seconds"] = round(time.perf_counter() - t0, 2)
