@@ -47,6 +47,7 @@ def main() -> None:
     torch.set_num_threads(args.threads)
 
     from wirelab.data import load_mnist
+    from wirelab.logic.kernels import use_threads
     from wirelab.logic.model import LogicNet
 
     tlx, TLDense, TLGroupSum = import_torchlogix()
@@ -69,6 +70,7 @@ def main() -> None:
     opt_theirs = torch.optim.AdamW(theirs.parameters(), lr=0.01)
 
     def step_ours() -> float:
+        use_threads(args.threads)  # numba kernels on `threads`, torch's small ops on one
         t = time.perf_counter()
         loss = torch.nn.functional.cross_entropy(ours(x_img, "soft"), y)
         opt_ours.zero_grad()
@@ -77,6 +79,7 @@ def main() -> None:
         return time.perf_counter() - t
 
     def step_theirs() -> float:
+        torch.set_num_threads(args.threads)
         t = time.perf_counter()
         loss = torch.nn.functional.cross_entropy(theirs(x_bits), y)
         opt_theirs.zero_grad()
@@ -104,7 +107,9 @@ def main() -> None:
         return 1024 / statistics.median(ts)
 
     theirs.eval()  # torchlogix's eval mode uses the argmax gate of every neuron
+    use_threads(args.threads)
     inf_ours = ips(lambda: ours(x_eval_img, "hard"))
+    torch.set_num_threads(args.threads)
     inf_theirs = ips(lambda: theirs(x_eval_bits))
     with torch.no_grad():  # both discrete models really are discrete: 0/1 wires, integer scores
         s = ours(x_eval_img, "hard") * 20.0

@@ -35,7 +35,7 @@ def test_fused_kernel_matches_reference(backend, n_in, n, bsz, seed):
 
 @pytest.mark.skipif(not kernels.HAVE_NUMBA, reason="numba not installed")
 def test_numba_backward_is_deterministic_with_two_threads():
-    torch.set_num_threads(2)
+    kernels.set_threads(2)
     x = torch.rand(300, 257, requires_grad=True)
     a, b = torch.randint(0, 300, (500,)), torch.randint(0, 300, (500,))
     c = torch.randn(500, 4, requires_grad=True)

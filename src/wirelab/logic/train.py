@@ -21,6 +21,7 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, Ti
 
 from wirelab.errors import DivergenceError, UsageError
 from wirelab.logic.data import TaskData, load_task, parse_classes
+from wirelab.logic.kernels import use_threads
 from wirelab.logic.model import LogicNet, diagnostics
 from wirelab.results import ResultDir, atomic_write_bytes
 
@@ -101,7 +102,7 @@ def train(
         rd = ResultDir.open(out)
     else:
         rd = ResultDir.create(out, command="wirelab logic train", config=asdict(cfg))
-    torch.set_num_threads(cfg.threads)
+    use_threads(cfg.threads)  # kernels on cfg.threads, torch's small ops on one
     classes = parse_classes(cfg.classes, cfg.dataset)
     data: TaskData = load_task(
         cfg.dataset, classes, val_fraction=cfg.val_fraction, seed=cfg.seed, max_train=cfg.max_train
