@@ -191,19 +191,6 @@ class FileStatus:
     message: str
 
 
-def locate(remote: RemoteFile) -> Path | None:
-    """A verified local copy (data dir first, then cache) or None. Never downloads or deletes."""
-    roots = [r for r in (data_dir(), cache_dir()) if r is not None]
-    for root in roots:
-        for candidate in _local_candidates(root, remote):
-            try:
-                check_file(candidate, remote)
-            except (ChecksumError, CorruptDataError):
-                continue
-            return candidate
-    return None
-
-
 def fetch(remote: RemoteFile, *, allow_download: bool = True, progress: bool = True) -> Path:
     """Path to a verified copy of ``remote``, downloading it into the cache if needed."""
     problems: list[str] = []
