@@ -1,0 +1,89 @@
+"""One progress bar for every long command.
+
+A terminal gets a rich bar; anything else (a log file, CI, a pipe) gets one line per 10% on
+stderr, so long runs are visible without filling a log::
+
+    with progress_bar("training", total=epochs, show=not quiet) as bar:
+        for epoch in range(epochs):
+            ...
+            bar.advance()            # or bar.update(completed), or bar.fraction(f) for f in [0, 1]
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+
+class ProgressBar:
+    """A bar over ``total`` units: ``update`` sets, ``advance`` adds, ``fraction`` scales."""
+
+    def __init__(self, description: str, total: float, bar: Any = None) -> None:
+        self.description = description
+        self.total = float(total)
+        self.completed = 0.0
+        self._bar = bar
+        self._task = bar.add_task(description, total=self.total) if bar is not None else None
+        self._t0 = time.perf_counter()
+        self._tenth = -1
+        self._show_lines = False
+
+    def update(self, completed: float) -> None:
+        self.completed = float(completed)
+        if self._bar is not None:
+            self._bar.update(self._task, completed=self.completed)
+        elif self._show_lines and self.total > 0:
+            tenth = int(10 * min(self.completed / self.total, 1.0))
+            if tenth > self._tenth:
+                self._tenth = tenth
+                elapsed = time.perf_counter() - self._t0
+                print(f"{self.description}: {tenth * 10}% ({elapsed:.0f} s)", file=sys.stderr)
+
+    def advance(self, n: float = 1.0) -> None:
+        self.update(self.completed + n)
+
+    def fraction(self, f: float) -> None:
+        """Set progress as a fraction in [0, 1] of the total."""
+        self.update(f * self.total)
+
+    def __call__(self, f: float) -> None:
+        """Callback form: the completed fraction in [0, 1]."""
+        self.fraction(f)
+
+
+@contextmanager
+def progress_bar(
+    description: str, total: float = 1.0, *, show: bool = True
+) -> Iterator[ProgressBar]:
+    """A bar on stderr: rich on a terminal, a line per 10% otherwise, none unless ``show``."""
+    if not show:
+        yield ProgressBar(description, total)
+        return
+    from rich.console import Console
+
+    console = Console(stderr=True)
+    if not console.is_terminal:
+        bar = ProgressBar(description, total)
+        bar._show_lines = True
+        yield bar
+        return
+    from rich.progress import (
+        BarColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        console=console,
+        transient=True,
+    ) as rich_bar:
+        yield ProgressBar(description, total, rich_bar)
