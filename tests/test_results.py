@@ -1,6 +1,8 @@
 from __future__ import annotations
 
 import json
+import os
+import stat
 from pathlib import Path
 
 import matplotlib
@@ -12,7 +14,7 @@ import pytest
 
 from wirelab import __version__
 from wirelab.errors import UsageError
-from wirelab.results import ResultDir, write_json
+from wirelab.results import ResultDir, experiment, write_json
 
 
 def test_result_dir_roundtrip(tmp_path: Path) -> None:
@@ -34,10 +36,61 @@ def test_result_dir_roundtrip(tmp_path: Path) -> None:
 
 def test_failed_write_leaves_old_file(tmp_path: Path) -> None:
     p = write_json(tmp_path / "m.json", {"a": 1})
-    with pytest.raises(ValueError):
-        write_json(p, {"a": float("nan")})
+    with pytest.raises(TypeError):
+        write_json(p, {"a": object()})
     assert json.loads(p.read_text()) == {"a": 1}
     assert [q.name for q in tmp_path.iterdir()] == ["m.json"]
+
+
+def test_non_finite_become_null_and_are_listed(tmp_path: Path) -> None:
+    p = write_json(tmp_path / "m.json", {"a": float("nan"), "b": [1.0, np.float32("inf")]})
+    assert json.loads(p.read_text()) == {"a": None, "b": [1.0, None]}
+    rd = ResultDir.create(tmp_path / "run", command="x", config={})
+    m = rd.finish({"score": {"nrmse": float("inf"), "mc": 3.0}})
+    assert m["score"]["nrmse"] is None and m["non_finite"] == ["score.nrmse"]
+    assert json.loads((tmp_path / "run" / "metrics.json").read_text()) == m
+
+
+def test_lifecycle_refuses_finished_and_clears_stale(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    with experiment(out, command="x", config={"v": 1}) as rd:
+        assert rd.status == "in progress"
+        fig, _ = plt.subplots()
+        rd.save_figure(fig, "old")
+        rd.finish({"v": 1})
+    assert ResultDir(out).status == "complete"
+    with pytest.raises(UsageError, match="--overwrite"):
+        ResultDir.create(out, command="x", config={"v": 2})
+    assert ResultDir(out).metrics == {"v": 1}  # a refused rerun loses nothing
+    # a rerun that is killed after it started can never look complete
+    rd = ResultDir.create(out, command="x", config={"v": 2}, overwrite=True)
+    assert rd.status == "in progress" and not (out / "metrics.json").exists()
+    assert not (out / "old.png").exists()
+
+
+def test_failed_run_is_recorded(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    with pytest.raises(RuntimeError), experiment(out, command="x", config={}):
+        raise RuntimeError("boom\nsecond line")
+    rd = ResultDir(out)
+    assert rd.status == "failed" and not rd.complete
+    assert (
+        json.loads((out / "failed.json").read_text())["error"] == "RuntimeError: boom second line"
+    )
+    with experiment(out, command="x", config={}, resume=True) as again:
+        again.finish({"ok": 1})
+    assert rd.status == "complete"
+
+
+def test_files_respect_umask(tmp_path: Path) -> None:
+    old = os.umask(0o022)
+    try:
+        rd = ResultDir.create(tmp_path / "run", command="x", config={})
+        rd.finish({})
+    finally:
+        os.umask(old)
+    for name in ("config.json", "metrics.json"):
+        assert stat.S_IMODE((tmp_path / "run" / name).stat().st_mode) == 0o644
 
 
 def test_refuses_file_as_dir(tmp_path: Path) -> None:

@@ -1,7 +1,7 @@
 """The ``wirelab`` command: one entry point, one group per system.
 
 Groups are imported lazily from ``wirelab.<group>.cli`` (attribute ``group``) so that
-``wirelab --help`` stays fast and a group whose module is missing says "not yet available".
+``wirelab --help`` stays fast.
 Errors that users cause print one line and exit non-zero: 2 for bad arguments, 1 otherwise.
 """
 
@@ -29,20 +29,6 @@ GROUPS: dict[str, tuple[str, str, str]] = {
 }
 
 
-def _placeholder(name: str, help_text: str) -> click.Command:
-    @click.command(
-        name=name,
-        help=f"{help_text} (not yet available)",
-        add_help_option=True,
-        context_settings={"ignore_unknown_options": True},
-    )
-    @click.argument("args", nargs=-1, type=click.UNPROCESSED)
-    def cmd(args: tuple[str, ...]) -> None:
-        raise click.UsageError(f"'wirelab {name}' is not yet available in this version")
-
-    return cmd
-
-
 class LazyGroup(click.Group):
     def list_commands(self, ctx: click.Context) -> list[str]:
         return list(GROUPS)
@@ -50,16 +36,8 @@ class LazyGroup(click.Group):
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         if cmd_name not in GROUPS:
             return None
-        module_name, attr, help_text = GROUPS[cmd_name]
-        try:
-            module = importlib.import_module(module_name)
-        except ModuleNotFoundError as exc:
-            if exc.name and module_name.startswith(exc.name):
-                return _placeholder(cmd_name, help_text)
-            raise
-        cmd = getattr(module, attr, None)
-        if cmd is None:
-            return _placeholder(cmd_name, help_text)
+        module_name, attr, _ = GROUPS[cmd_name]
+        cmd: click.Command = getattr(importlib.import_module(module_name), attr)
         cmd.name = cmd_name
         return cmd
 

@@ -39,3 +39,7 @@ class DownloadError(DataError):
 
 class DivergenceError(WirelabError):
     """Dynamics produced NaN or inf."""
+
+
+class SkipStep(WirelabError):
+    """A tour step that cannot run here (missing tool or data); the message says what to install."""

@@ -1,9 +1,9 @@
 """``wirelab tour``: a small, real run of every system, then one summary table.
 
 Each step lives in its own package as ``wirelab.<package>.tour:run(out: Path, quick: bool) -> dict``
-and writes a result directory under ``out``. A step whose package is not in this version, or whose
-data or tool is missing (it raises `SkipStep`), is skipped with one line saying why; a step that
-fails makes the tour exit non-zero after the others have run.
+and writes a result directory under ``out`` through the package's own experiment ``run(config,
+out)``. A step whose data or tool is missing (it raises `SkipStep`) is skipped with one line saying
+why; a step that fails makes the tour exit non-zero after the others have run.
 """
 
 from __future__ import annotations
@@ -18,11 +18,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from wirelab.errors import WirelabError
-
-
-class SkipStep(Exception):
-    """Raised by a tour step that cannot run here; the message says what to install or fetch."""
+from wirelab.errors import SkipStep, WirelabError
 
 
 @dataclass(frozen=True)
@@ -55,13 +51,6 @@ def run_tour(out: Path, quick: bool, console: Console | None = None) -> int:
         t0 = time.perf_counter()
         try:
             module = importlib.import_module(step.module)
-        except ModuleNotFoundError as exc:
-            if exc.name and step.module.startswith(exc.name):
-                rows.append((step.name, "skipped", "-", "not available in this version"))
-                console.print(f"skipped: {step.name} is not available in this version")
-                continue
-            raise
-        try:
             summary = module.run(out / step.name, quick=quick)
             status, detail = "ok", "; ".join(f"{k}={v}" for k, v in summary.items())
         except SkipStep as exc:
@@ -80,13 +69,11 @@ def run_tour(out: Path, quick: bool, console: Console | None = None) -> int:
     for row in rows:
         table.add_row(*row)
     console.print(table)
-    try:
-        report = importlib.import_module("wirelab.report.html")
-        # the whole tour directory: a step that died before metrics.json shows as incomplete
-        page = report.write_report([out], out / "report.html")
-        console.print(f"report: {page}")
-    except ModuleNotFoundError:
-        pass
+    from wirelab.report.html import write_report
+
+    # the whole tour directory: a step that died before metrics.json shows as incomplete
+    page = write_report([out], out / "report.html")
+    console.print(f"report: {page}")
     console.print(f"results: {out}")
     return 1 if failed else 0
 

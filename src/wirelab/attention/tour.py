@@ -10,7 +10,7 @@ from wirelab.errors import MissingDataError
 
 def run(out: Path, quick: bool = False) -> dict[str, Any]:
     from wirelab.attention.experiments import complexity, pooling, translate
-    from wirelab.tour import SkipStep
+    from wirelab.errors import SkipStep
 
     summary: dict[str, Any] = {}
     try:

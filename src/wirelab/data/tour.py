@@ -11,7 +11,7 @@ from wirelab.results import ResultDir
 def run(out: Path, quick: bool = False) -> dict[str, object]:
     from wirelab.data.connectome import load_larva
     from wirelab.data.mnist import mnist_info
-    from wirelab.tour import SkipStep
+    from wirelab.errors import SkipStep
 
     rd = ResultDir.create(out, command="wirelab tour (data)", config={"quick": quick})
     try:

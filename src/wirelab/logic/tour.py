@@ -12,7 +12,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from wirelab.tour import SkipStep
+from wirelab.errors import SkipStep
 
 
 def run(out: Path, quick: bool = False) -> dict[str, Any]:

@@ -11,10 +11,10 @@ from wirelab.errors import MissingDataError
 
 
 def run(out: Path, quick: bool = False) -> dict[str, Any]:
+    from wirelab.errors import SkipStep
     from wirelab.reservoir.cli import finite_or_none
     from wirelab.reservoir.experiment import ExperimentConfig, plot_scores, run_experiment
     from wirelab.results import ResultDir
-    from wirelab.tour import SkipStep
 
     sizes = (
         {"k_max": 30, "train": 400, "test": 200, "washout": 30}
