@@ -1,0 +1,209 @@
+"""CLI fuzz: every command and option, given hostile values, fails with one line or is accepted.
+
+Each command runs in-process with `ResultDir.create` replaced by a sentinel that stops the command
+the moment it would start a result directory: by then every option has been validated, so the
+test never trains, simulates or downloads anything. For a generated value the command must either
+
+- exit 1 or 2 with exactly one line on stderr and no traceback, or
+- be *accepted* (reach the sentinel, or finish on its own with exit 0),
+
+and leave no directory that looks like a finished run. NaN, inf, and text where a number belongs
+must never be accepted.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import stat
+from pathlib import Path
+from typing import Any
+
+import click
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from wirelab import results
+from wirelab.cli import cli, main
+
+
+class Accepted(BaseException):
+    """Raised instead of creating a result directory: the command accepted its arguments."""
+
+
+def _leaves() -> dict[str, click.Command]:
+    ctx = click.Context(cli)
+    found: dict[str, click.Command] = {}
+
+    def walk(cmd: click.Command, path: tuple[str, ...]) -> None:
+        if isinstance(cmd, click.Group):
+            for name in cmd.list_commands(ctx):
+                sub = cmd.get_command(ctx, name)
+                if sub is not None:
+                    walk(sub, (*path, name))
+        else:
+            found[" ".join(path)] = cmd
+
+    walk(cli, ())
+    return found
+
+
+COMMANDS = _leaves()
+
+NUMBERS_BAD = ["nan", "inf", "-inf", "1e400", "abc", ""]
+FLOAT_VALUES = [*NUMBERS_BAD, "-1", "0", "1e12"]
+INT_VALUES = ["-1", "0", "1000000000000", "abc", "", "1.5", "nan"]
+TEXT_VALUES = ["", "nosuch", ",", "a,,b", "-1", "nan", "1e12"]
+
+
+def _kind(p: click.Parameter) -> str:
+    t = p.type
+    if isinstance(t, click.Path) or t.name in ("directory", "file", "path"):
+        return "path"
+    if isinstance(t, (click.types.FloatParamType, click.FloatRange)) or t.name == "float":
+        return "float"
+    if isinstance(t, (click.types.IntParamType, click.IntRange)):
+        return "int"
+    if isinstance(t, click.types.BoolParamType) or getattr(p, "is_flag", False):
+        return "flag"
+    return "text"
+
+
+def _paths(tmp: Path) -> list[str]:
+    a_file = tmp / "a-file"
+    a_file.write_text("not a directory\n")
+    locked = tmp / "locked"
+    locked.mkdir(exist_ok=True)
+    (locked / "x").write_text("x")
+    locked.chmod(0)
+    return [str(a_file), str(a_file / "below"), str(locked / "x"), "/proc/no/such/dir", ""]
+
+
+def _base(name: str, cmd: click.Command, tmp: Path) -> list[str]:
+    """The smallest valid invocation (required arguments), with --out in a fresh directory."""
+    args: list[str] = []
+    for p in cmd.params:
+        if isinstance(p, click.Argument) and p.required:
+            if isinstance(p.type, click.Choice):
+                args.append(str(p.type.choices[0]))
+            elif name == "sweep":
+                grid = tmp / "grid.toml"
+                grid.write_text('command = "wirelab data list"\n[params]\nx = [1]\n')
+                args.append(str(grid))
+            else:
+                args.append(str(tmp))
+        elif isinstance(p, click.Option) and p.required and p.opts[0] != "--out":
+            choices = (
+                getattr(p.type, "choices", None)
+                or getattr(getattr(p.type, "registry", None), "names", lambda: ("x",))()
+            )
+            args += [p.opts[0], str(next(iter(choices)))]
+    if any(isinstance(p, click.Option) and "--out" in p.opts for p in cmd.params):
+        args += ["--out", str(tmp / "out")]
+    return args
+
+
+def _invoke(argv: list[str], monkeypatch: pytest.MonkeyPatch) -> tuple[str, int, str]:
+    def refuse(*a: Any, **k: Any) -> None:
+        raise Accepted
+
+    monkeypatch.setattr(results.ResultDir, "create", refuse)
+    out, err = io.StringIO(), io.StringIO()
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            main(argv)
+    except Accepted:
+        return "accepted", 0, err.getvalue()
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else 1
+        return ("ok" if code == 0 else "error"), code, err.getvalue()
+    return "ok", 0, err.getvalue()
+
+
+def _check(argv: list[str], tmp: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    outcome, code, err = _invoke(argv, monkeypatch)
+    if outcome == "error":
+        lines = [ln for ln in err.splitlines() if ln.strip()]
+        assert code in (1, 2), (argv, code, err)
+        assert "Traceback" not in err and len(lines) == 1, (argv, err)
+    for metrics in tmp.rglob("metrics.json"):
+        raise AssertionError(f"{argv}: left a finished-looking run at {metrics.parent}")
+    return outcome
+
+
+def _options(cmd: click.Command) -> list[click.Parameter]:
+    return [p for p in cmd.params if _kind(p) != "flag" and p.name not in ("help",)]
+
+
+def _swap(base: list[str], p: click.Parameter, value: str) -> list[str]:
+    """``base`` with ``p`` set to ``value`` (replacing a required value already there)."""
+    if isinstance(p, click.Argument):
+        args = list(base)
+        idx = [i for i, a in enumerate(base) if not a.startswith("-")][:1]
+        if idx:
+            args[idx[0]] = value
+            return args
+        return [*args, value]
+    flag = p.opts[0]  # type: ignore[attr-defined]
+    args = list(base)
+    if flag in args:
+        i = args.index(flag)
+        del args[i : i + 2]
+    return [*args, flag, value]
+
+
+@pytest.fixture
+def unlock(tmp_path: Path):  # type: ignore[no-untyped-def]
+    yield tmp_path
+    for p in tmp_path.rglob("*"):
+        with contextlib.suppress(OSError):
+            p.chmod(stat.S_IRWXU)
+
+
+FLOAT_OPTIONS = [
+    (name, p.opts[0])  # type: ignore[attr-defined]
+    for name, cmd in COMMANDS.items()
+    for p in _options(cmd)
+    if isinstance(p, click.Option) and _kind(p) == "float"
+]
+
+
+@pytest.mark.parametrize(("name", "flag"), FLOAT_OPTIONS)
+@pytest.mark.parametrize("value", ["nan", "inf", "-inf", "abc"])
+def test_non_finite_floats_are_refused_up_front(
+    name: str, flag: str, value: str, unlock: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cmd = COMMANDS[name]
+    p = next(q for q in cmd.params if isinstance(q, click.Option) and q.opts[0] == flag)
+    argv = [*name.split(), *_swap(_base(name, cmd, unlock), p, value)]
+    assert _check(argv, unlock, monkeypatch) == "error", argv
+
+
+@pytest.mark.parametrize("name", sorted(COMMANDS))
+@settings(
+    max_examples=8,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+    database=None,
+)
+@given(data=st.data())
+def test_hostile_values_give_one_line(
+    name: str, data: st.DataObject, unlock: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cmd = COMMANDS[name]
+    params = _options(cmd)
+    if not params:
+        return
+    p = data.draw(st.sampled_from(params), label="option")
+    pool = {
+        "float": FLOAT_VALUES,
+        "int": INT_VALUES,
+        "text": TEXT_VALUES,
+        "path": _paths(unlock),
+    }[_kind(p)]
+    value = data.draw(st.sampled_from(pool), label="value")
+    argv = [*name.split(), *_swap(_base(name, cmd, unlock), p, value)]
+    outcome = _check(argv, unlock, monkeypatch)
+    if _kind(p) in ("float", "int") and value in ("nan", "inf", "-inf", "abc", ""):
+        assert outcome == "error", argv
