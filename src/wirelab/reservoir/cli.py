@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from wirelab.reservoir.nulls import NULL_MODELS
+from wirelab.reservoir.nulls import NULLS
 from wirelab.reservoir.tasks import TASKS
 from wirelab.reservoir.weights import NORMALIZATIONS, parse_alphas
 
@@ -75,7 +75,7 @@ def group() -> None:
     "null_models",
     default="degree",
     show_default=True,
-    help=f"Comma list of {', '.join(NULL_MODELS)}.",
+    help=f"Comma list of {', '.join(NULLS.names())}.",
 )
 @click.option(
     "--activation",

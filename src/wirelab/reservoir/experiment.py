@@ -21,7 +21,7 @@ import numpy as np
 
 from wirelab.errors import UsageError
 from wirelab.reservoir.dynamics import LIFUnits, Units
-from wirelab.reservoir.nulls import NULL_MODELS, make_null
+from wirelab.reservoir.nulls import NULLS, make_null
 from wirelab.reservoir.populations import parse_population
 from wirelab.reservoir.stats import summarize
 from wirelab.reservoir.tasks import TASKS, Setup, run_task
@@ -64,9 +64,9 @@ class ExperimentConfig:
         bad = [t for t in self.tasks if t not in TASKS]
         if bad or not self.tasks:
             raise UsageError(f"tasks must be among {', '.join(TASKS)}, got {self.tasks}")
-        bad = [m for m in self.null_models if m not in NULL_MODELS]
+        bad = [m for m in self.null_models if m not in NULLS]
         if bad:
-            raise UsageError(f"null models must be among {', '.join(NULL_MODELS)}, got {bad}")
+            raise UsageError(f"null models must be among {', '.join(NULLS.names())}, got {bad}")
         if self.nulls < 0 or self.workers < 1:
             raise UsageError("nulls must be >= 0 and workers >= 1")
         if not self.alphas:

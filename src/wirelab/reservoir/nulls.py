@@ -17,22 +17,26 @@ same way as for the real connectome, so a comparison changes only the wiring.
   neuron to its contralateral partner (unpaired neurons to themselves),
   ``W_mirror[i, j] = W[P[i], P[j]]``: left neurons get the wiring of their right partners and
   vice versa. Deterministic (the seed is ignored).
+
+`NULLS` is the one list of them (the CLI's ``--null-model``, the validation and the docs read it);
+each entry is ``null(source, seed, edge_types) -> W`` (``edge_types`` None: every type). The fly
+experiments use `degree_preserving` and `mirrored` directly on a `Connectome`.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 
+from wirelab.data.connectome import Connectome
 from wirelab.errors import UsageError
+from wirelab.registry import Registry
 from wirelab.reservoir.weights import as_csr
 
-if TYPE_CHECKING:
-    from wirelab.data.connectome import Connectome
-
-NULL_MODELS = ("erdos-renyi", "degree", "weights", "mirror")
+NullModel = Callable[[Any, int, Any], sp.csr_matrix]
 MAX_DENSE_N = 20_000  # the rewiring keeps an (N, N) byte adjacency
 
 try:
@@ -119,24 +123,31 @@ def mirror_permutation(con: Connectome) -> np.ndarray:
 
 def mirrored(con: Connectome, edge_types: Any = None) -> sp.csr_matrix:
     """``W_mirror[i, j] = W[P[i], P[j]]``: the hemispheres swapped through the pair partners."""
-    from wirelab.data.connectome import Connectome as _C
-
-    if not isinstance(con, _C):
+    if not isinstance(con, Connectome):
         raise UsageError("the mirror null needs a Connectome with pair partners")
     p = mirror_permutation(con)
     w = as_csr(con, edge_types=edge_types)
     return sp.csr_matrix(w[p][:, p])
 
 
+def _on_matrix(null: Callable[[Any, int], sp.csr_matrix]) -> NullModel:
+    """``null(source, seed)`` as a registry entry: the edge types are selected first."""
+
+    def entry(source: Any, seed: int, edge_types: Any) -> sp.csr_matrix:
+        return null(
+            as_csr(source, edge_types=edge_types) if edge_types is not None else source, seed
+        )
+
+    return entry
+
+
+NULLS = Registry[NullModel]("null model")
+NULLS.add("erdos-renyi", _on_matrix(erdos_renyi), "matched density and weights, random topology")
+NULLS.add("degree", _on_matrix(degree_preserving), "degree-preserving rewiring (Maslov-Sneppen)")
+NULLS.add("weights", _on_matrix(weight_permutation), "real topology, weights permuted")
+NULLS.add("mirror", lambda con, seed, edge_types: mirrored(con, edge_types), "hemispheres swapped")
+
+
 def make_null(kind: str, source: Any, seed: int = 0, edge_types: Any = None) -> sp.csr_matrix:
-    """Dispatch on ``kind`` (one of `NULL_MODELS`); ``source`` is a Connectome or a matrix."""
-    if kind == "mirror":
-        return mirrored(source, edge_types)
-    raw = as_csr(source, edge_types=edge_types) if edge_types is not None else source
-    if kind == "erdos-renyi":
-        return erdos_renyi(raw, seed)
-    if kind == "degree":
-        return degree_preserving(raw, seed)
-    if kind == "weights":
-        return weight_permutation(raw, seed)
-    raise UsageError(f"null model must be one of {', '.join(NULL_MODELS)}, not {kind!r}")
+    """The null model ``kind`` (a `NULLS` name) of ``source`` (a Connectome or a matrix)."""
+    return NULLS.get(kind)(source, seed, edge_types)
