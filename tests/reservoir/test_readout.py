@@ -98,3 +98,60 @@ def test_readout_errors() -> None:
         RidgeClassifier().fit(np.zeros((4, 2)), np.zeros(4))
     with pytest.raises(UsageError, match="NaN"):
         Ridge(1.0).fit(np.full((4, 2), np.nan), np.zeros(4))
+
+
+def _reference_standardized_cv(x, y, groups, grid):  # type: ignore[no-untyped-def]
+    """The standardised leave-groups-out ridge written out directly (the form the fly taxis
+    readout used before it moved here): the folds, the refits and the scores, step by step."""
+
+    def solve(xs, ys, lam):  # type: ignore[no-untyped-def]
+        mx, my = xs.mean(axis=0), ys.mean(axis=0)
+        sd = xs.std(axis=0)
+        sd[sd < 1e-12] = 1.0
+        z, yc = (xs - mx) / sd, ys - my
+        w = np.linalg.solve(z.T @ z + lam * np.eye(xs.shape[1]), z.T @ yc) / sd[:, None]
+        return w, my - mx @ w
+
+    uniq = np.unique(groups)
+    scores = {}
+    for lam in grid:
+        err = 0.0
+        for fold in np.array_split(uniq, min(5, len(uniq))):
+            test = np.isin(groups, fold)
+            w, b = solve(x[~test], y[~test], lam)
+            err += float(np.sum((x[test] @ w + b - y[test]) ** 2))
+        scores[lam] = err / len(y)
+    best = min(scores, key=lambda k: scores[k])
+    return solve(x, y, best), best, scores
+
+
+def test_standardized_grouped_ridge_is_exactly_the_direct_form() -> None:
+    rng = np.random.default_rng(7)
+    s, b, f = 40, 6, 9
+    x = rng.normal(size=(s * b, f)) * np.geomspace(1e-3, 10, f)  # very different scales
+    x[:, 3] = 2.0  # a constant feature
+    y = x[:, :2] @ rng.normal(size=(2, 2)) + rng.normal(0, 0.3, (s * b, 2))
+    groups = np.tile(np.arange(b), s)  # interleaved runs
+    grid = (1e-4, 1e-2, 1.0, 1e2, 1e4)
+    (w, bias), best, scores = _reference_standardized_cv(x, y, groups, grid)
+    model = Ridge(grid, standardize=True).fit(x, y, groups=groups)
+    np.testing.assert_array_equal(model.coef_, w)
+    np.testing.assert_array_equal(model.intercept_, bias)
+    assert model.ridge_ == best
+    assert model.cv_errors_ is not None
+    # cv_errors_ is per output; times the number of outputs it is the per-sample sum, exactly
+    assert [float(e) * 2 for e in model.cv_errors_] == list(scores.values())
+    np.testing.assert_array_equal(model.predict(x), x @ w + bias)
+
+
+def test_grouped_folds_keep_each_group_whole() -> None:
+    model = Ridge([0.1, 1.0], folds=3)
+    groups = np.array([5, 1, 1, 3, 5, 2, 3, 2])
+    folds = model._fold_rows(8, groups)
+    assert [sorted(set(groups[f])) for f in folds] == [[1, 2], [3], [5]]
+    assert sorted(np.concatenate(folds)) == list(range(8))
+    rng = np.random.default_rng(0)
+    x, y = rng.normal(size=(8, 2)), rng.normal(size=8)
+    assert Ridge([0.1, 1.0], folds=3).fit(x, y, groups=groups).ridge_ in (0.1, 1.0)
+    with pytest.raises(UsageError, match="groups"):
+        Ridge(1.0).fit(x, y, groups=groups[:5])

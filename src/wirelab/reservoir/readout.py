@@ -11,6 +11,18 @@ per cross-validation fold, so long runs never hold the full state matrix; the he
 error of each fold follows from the same statistics. ``lambda`` is chosen by K-fold CV over
 contiguous time blocks (no shuffling of a time series) when a grid is given.
 
+Options: ``groups`` (one label per row, e.g. the run a sample came from) makes the CV folds whole
+groups (``min(folds, #groups)`` folds of consecutive sorted labels), so no run is split between
+training and held-out data. ``standardize=True`` penalises the coefficients of standardised
+features, so the penalty does not depend on the scale of each feature::
+
+    Z = (X - mean(X)) / std(X)   (a constant feature gets std 1)
+    W_z = (Z^T Z + lambda I)^-1 Z^T Yc,   W_out = W_z / std(X),   b = mean(Y) - mean(X) @ W_out
+
+computed on the full feature matrix (not streamed); the CV error of a fold is then measured by
+refitting (standardisation included) on the other folds. Either way ``cv_errors_`` holds the mean
+held-out squared error per sample and output for each lambda of the grid.
+
 Classifiers: `RidgeClassifier` (ridge on +-1 one-hot targets, argmax) and `LogisticClassifier`
 (multinomial logistic regression with an L2 penalty, L-BFGS on standardised features).
 """
@@ -129,17 +141,37 @@ class RidgeAccumulator:
         return errs
 
 
+def standardized_solve(x: np.ndarray, y: np.ndarray, lam: float) -> tuple[np.ndarray, np.ndarray]:
+    """Ridge on standardised features, back in original units: ``(W_out (F, O), b (O,))``.
+
+    ``x`` ``(T, F)``, ``y`` ``(T, O)``; see the module docstring for the equations.
+    """
+    mx, my = x.mean(axis=0), y.mean(axis=0)
+    sd = x.std(axis=0)
+    sd[sd < 1e-12] = 1.0
+    z, yc = (x - mx) / sd, y - my  # (T, F), (T, O)
+    a = z.T @ z + lam * np.eye(x.shape[1])
+    w = np.linalg.solve(a, z.T @ yc) / sd[:, None]  # (F, O)
+    return w, my - mx @ w
+
+
 class Ridge:
     """Ridge regression readout with washout and CV-chosen regularisation.
 
     Args:
-        ridge: one lambda, or a grid from which K-fold CV (contiguous blocks) picks one.
+        ridge: one lambda, or a grid from which K-fold CV picks one.
         washout: leading rows of each sequence to discard in `fit` (not in `predict`).
-        folds: CV folds when ``ridge`` is a grid.
+        folds: CV folds when ``ridge`` is a grid (contiguous blocks, or whole ``groups``).
+        standardize: penalise the coefficients of standardised features (module docstring).
     """
 
     def __init__(
-        self, ridge: float | Sequence[float] = DEFAULT_LAMBDAS, *, washout: int = 0, folds: int = 5
+        self,
+        ridge: float | Sequence[float] = DEFAULT_LAMBDAS,
+        *,
+        washout: int = 0,
+        folds: int = 5,
+        standardize: bool = False,
     ) -> None:
         grid = np.atleast_1d(np.asarray(ridge, dtype=np.float64))
         if grid.ndim != 1 or grid.size == 0 or np.any(grid < 0):
@@ -149,29 +181,70 @@ class Ridge:
         self.grid = grid
         self.washout = washout
         self.folds = folds
+        self.standardize = standardize
         self.coef_: np.ndarray | None = None
         self.intercept_: np.ndarray | None = None
         self.ridge_: float | None = None
+        self.cv_errors_: np.ndarray | None = None
         self._squeeze = False
 
-    def fit(self, x: np.ndarray, y: np.ndarray) -> Ridge:
-        """``x`` ``(T, F)``, ``y`` ``(T,)`` or ``(T, O)``; rows before ``washout`` are dropped."""
+    def _fold_rows(self, t: int, groups: np.ndarray | None) -> list[np.ndarray]:
+        """Row indices of each CV fold: contiguous blocks, or whole groups."""
+        if self.grid.size == 1:
+            return [np.arange(t)]
+        if groups is None:
+            return np.array_split(np.arange(t), self.folds)
+        labels = np.unique(groups)
+        parts = np.array_split(labels, min(self.folds, labels.size))
+        return [np.flatnonzero(np.isin(groups, part)) for part in parts]
+
+    def fit(self, x: np.ndarray, y: np.ndarray, groups: np.ndarray | None = None) -> Ridge:
+        """``x`` ``(T, F)``, ``y`` ``(T,)`` or ``(T, O)``, ``groups`` ``(T,)`` optional CV group
+        labels; rows before ``washout`` are dropped."""
         x2, y2 = _check_xy(x, y)
         assert y2 is not None
         self._squeeze = np.asarray(y).ndim == 1
         x2, y2 = x2[self.washout :], y2[self.washout :]
-        folds = self.folds if self.grid.size > 1 else 1
-        if x2.shape[0] < max(2, folds):
+        if groups is not None:
+            groups = np.asarray(groups)
+            if groups.shape != (x.shape[0],):
+                raise UsageError(f"groups must be ({x.shape[0]},), got {groups.shape}")
+            groups = groups[self.washout :]
+        folds = self._fold_rows(x2.shape[0], groups)
+        if x2.shape[0] < max(2, len(folds)):
             raise UsageError(f"only {x2.shape[0]} samples after a washout of {self.washout}")
-        acc = RidgeAccumulator(x2.shape[1], y2.shape[1], folds)
-        for fold, idx in enumerate(np.array_split(np.arange(x2.shape[0]), folds)):
+        if self.standardize:
+            return self._fit_standardized(x2, y2, folds)
+        acc = RidgeAccumulator(x2.shape[1], y2.shape[1], len(folds))
+        for fold, idx in enumerate(folds):
             acc.partial_fit(x2[idx], y2[idx], fold)
         return self.fit_statistics(acc)
+
+    def _fit_standardized(self, x: np.ndarray, y: np.ndarray, folds: list[np.ndarray]) -> Ridge:
+        if self.grid.size > 1:
+            errs = np.zeros(self.grid.size)
+            for li, lam in enumerate(self.grid):
+                sse = 0.0
+                for idx in folds:
+                    test = np.zeros(x.shape[0], dtype=bool)
+                    test[idx] = True
+                    if test.all() or not test.any():
+                        continue
+                    w, b = standardized_solve(x[~test], y[~test], float(lam))
+                    sse += float(np.sum((x[test] @ w + b - y[test]) ** 2))
+                errs[li] = sse / (x.shape[0] * y.shape[1])
+            self.cv_errors_ = errs
+            self.ridge_ = float(self.grid[int(np.argmin(errs))])
+        else:
+            self.ridge_ = float(self.grid[0])
+        self.coef_, self.intercept_ = standardized_solve(x, y, self.ridge_)
+        return self
 
     def fit_statistics(self, acc: RidgeAccumulator) -> Ridge:
         """Fit from a filled `RidgeAccumulator` (streaming use)."""
         if self.grid.size > 1:
-            self.ridge_ = float(self.grid[int(np.argmin(acc.cv_errors(self.grid)))])
+            self.cv_errors_ = acc.cv_errors(self.grid)
+            self.ridge_ = float(self.grid[int(np.argmin(self.cv_errors_))])
         else:
             self.ridge_ = float(self.grid[0])
         self.coef_, self.intercept_ = acc.solve(self.ridge_)
