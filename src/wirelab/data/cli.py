@@ -3,17 +3,36 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import click
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from wirelab.data.connectomes import CONNECTOMES, load_connectome
+from wirelab.data.dirs import cache_dir, data_dir
 from wirelab.data.download import fetch, verify
-from wirelab.data.paths import cache_dir, data_dir
 from wirelab.data.registry import DATASETS, get_dataset
 
 _NAMES = [*sorted(DATASETS), "all"]
+
+
+class _Described(click.ParamType):
+    """``mnist`` or a registered connectome, read at parse time (`CONNECTOMES`)."""
+
+    name = "dataset"
+
+    def names(self) -> list[str]:
+        return ["mnist", *CONNECTOMES.names()]
+
+    def get_metavar(self, param: click.Parameter, ctx: click.Context | None = None) -> str:
+        return "[" + "|".join(self.names()) + "]"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if value not in self.names():
+            self.fail(f"unknown dataset {value!r}; choose one of: {', '.join(self.names())}")
+        return value
 
 
 def _selected(name: str | None) -> list[str]:
@@ -67,7 +86,7 @@ def verify_cmd(name: str | None) -> None:
 
 
 @group.command("info")
-@click.argument("name", type=click.Choice(sorted(DATASETS)))
+@click.argument("name", type=_Described())
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def info_cmd(name: str, as_json: bool) -> None:
     """Describe dataset NAME from its real files (counts, shapes, populations)."""
@@ -76,9 +95,7 @@ def info_cmd(name: str, as_json: bool) -> None:
 
         info: dict[str, object] = mnist_info()
     else:
-        from wirelab.data.connectome import load_larva
-
-        info = load_larva().summary()
+        info = load_connectome(name).summary()
     if as_json:
         click.echo(json.dumps(info))
         return

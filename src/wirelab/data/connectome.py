@@ -22,8 +22,8 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
+from wirelab.data.dirs import cache_dir
 from wirelab.data.download import fetch
-from wirelab.data.paths import cache_dir
 from wirelab.data.registry import LARVA
 from wirelab.errors import CorruptDataError, UsageError
 

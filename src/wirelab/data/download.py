@@ -36,7 +36,7 @@ from rich.progress import (
     TransferSpeedColumn,
 )
 
-from wirelab.data.paths import cache_dir, data_dir
+from wirelab.data.dirs import cache_dir, data_dir
 from wirelab.data.registry import RemoteFile
 from wirelab.errors import ChecksumError, CorruptDataError, DownloadError, MissingDataError
 
