@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.clirun import REPO, one_line_error, wirelab
 from wirelab.logic.discrete import DiscreteLogicNet
-from wirelab.logic.train import TrainConfig, train
+from wirelab.logic.train import TrainConfig, checkpoint_config, run
 
 pytest.importorskip("sklearn")  # the digits dataset ships inside scikit-learn
 
@@ -27,14 +28,8 @@ TINY = {
 COMPARE = ("accuracy_soft", "accuracy_discrete", "best_epoch", "epochs_run", "gates_by_type")
 
 
-def _cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "wirelab.cli", "logic", *args], capture_output=True, text=True
-    )
-
-
 def test_killed_run_resumes_to_the_same_metrics(tmp_path: Path) -> None:
-    whole = train(TrainConfig(**TINY), tmp_path / "whole", quiet=True)
+    whole = run(TrainConfig(**TINY), tmp_path / "whole", quiet=True)
     assert whole["accuracy_discrete"] > 0.5  # it learned something real
     assert whole["accuracy_discrete_numpy"] == whole["accuracy_discrete"]
 
@@ -61,6 +56,7 @@ def test_killed_run_resumes_to_the_same_metrics(tmp_path: Path) -> None:
         ],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
+        cwd=REPO,
     )
     deadline = time.time() + 120
     while not (out / "checkpoint.pt").exists() and time.time() < deadline:
@@ -68,7 +64,7 @@ def test_killed_run_resumes_to_the_same_metrics(tmp_path: Path) -> None:
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
     assert not (out / "metrics.json").exists(), "the run finished before it could be killed"
-    resumed = train(TrainConfig(), out, resume=True, quiet=True)
+    resumed = run(checkpoint_config(out), out, resume=True, quiet=True)
     for key in COMPARE:
         assert resumed[key] == whole[key], key
     assert [h["loss"] for h in resumed["history"]] == [h["loss"] for h in whole["history"]]
@@ -80,7 +76,7 @@ def test_killed_run_resumes_to_the_same_metrics(tmp_path: Path) -> None:
 
 
 def test_cli_trains_and_reports(tmp_path: Path) -> None:
-    r = _cli("train", "--dataset", "digits", "--classes", "0,1", "--dense", "40,40", "--epochs",
+    r = wirelab("logic", "train", "--dataset", "digits", "--classes", "0,1", "--dense", "40,40", "--epochs",
              "2", "--threads", "1", "--out", str(tmp_path / "r"), "--quiet")  # fmt: skip
     assert r.returncode == 0, r.stderr
     m = json.loads((tmp_path / "r" / "metrics.json").read_text())
@@ -100,11 +96,12 @@ def test_cli_trains_and_reports(tmp_path: Path) -> None:
 def test_cli_bad_input_is_one_line_usage_error(
     tmp_path: Path, args: list[str], needle: str
 ) -> None:
-    r = _cli("train", *args, "--out", str(tmp_path / "bad"), "--quiet")
+    r = wirelab("logic", "train", *args, "--out", tmp_path / "bad", "--quiet")
     assert r.returncode == 2, r.stderr
-    assert needle in r.stderr and len(r.stderr.strip().splitlines()) == 1
+    assert needle in r.stderr and one_line_error(r)
+    assert not (tmp_path / "bad").exists()
 
 
 def test_resume_without_checkpoint_is_an_error(tmp_path: Path) -> None:
-    r = _cli("train", "--resume", "--out", str(tmp_path))
-    assert r.returncode == 2 and "checkpoint" in r.stderr
+    r = wirelab("logic", "train", "--resume", "--out", tmp_path)
+    assert r.returncode == 2 and "checkpoint" in r.stderr and one_line_error(r)

@@ -12,7 +12,8 @@ import numpy as np
 
 from wirelab.errors import MissingDataError, UsageError
 
-DATASETS = {"mnist": 10, "digits": 10}
+DATASETS = {"mnist": 10, "digits": 10}  # name -> number of classes
+SHAPES = {"mnist": (28, 28), "digits": (8, 8)}  # name -> image shape
 
 
 @dataclass(frozen=True)
@@ -55,6 +56,13 @@ def parse_classes(
     if len(set(labels)) < 2:
         raise UsageError("--classes needs at least two distinct classes")
     return tuple(sorted(set(labels)))
+
+
+def dataset_shape(dataset: str) -> tuple[int, int]:
+    """The image shape ``(H, W)`` of a dataset, known without loading it."""
+    if dataset not in SHAPES:
+        raise UsageError(f"unknown dataset {dataset!r}; use one of {', '.join(DATASETS)}")
+    return SHAPES[dataset]
 
 
 def _load(dataset: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -105,6 +113,11 @@ def load_task(
     if max_train is not None:
         perm = perm[: int(max_train)]
     n_val = max(1, int(round(val_fraction * len(perm))))
+    if len(perm) - n_val < 1:
+        raise UsageError(
+            f"{len(perm)} training images leave none after a validation split of {n_val}; "
+            "raise --max-train or lower --val-fraction"
+        )
     val_idx, tr_idx = np.sort(perm[:n_val]), np.sort(perm[n_val:])
     return TaskData(
         Split(train.x[tr_idx], train.y[tr_idx]),

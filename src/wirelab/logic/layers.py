@@ -123,6 +123,21 @@ class Binarize(nn.Module):
             raise UsageError(f"expected {self.in_features} input features, got {x.shape[1]}")
         return (x[:, :, None] > self.thresholds[None]).reshape(len(x), -1).float()  # (B, F*T)
 
+    def relaxed(self, x: torch.Tensor) -> torch.Tensor:
+        """Real-valued bits for training: the ramp through ``(0, 0), (thr, 1/2), (1, 1)``.
+
+        ``r(x) = x / (2 thr)`` below the threshold, ``1/2 + (x - thr) / (2 (1 - thr))`` above,
+        clipped to [0, 1]: ``r(x) = x`` for ``thr = 1/2``, and ``r(x) > 1/2`` exactly when the
+        hard bit is 1. ``(B, F)`` -> ``(B, F * T)``; needs thresholds strictly inside (0, 1).
+        """
+        x = x.reshape(len(x), -1)[:, :, None]  # (B, F, 1)
+        if x.shape[1] != self.in_features:
+            raise UsageError(f"expected {self.in_features} input features, got {x.shape[1]}")
+        thr = self.thresholds[None]  # (1, F, T)
+        below = x / (2 * thr)
+        above = 0.5 + (x - thr) / (2 * (1 - thr))
+        return torch.where(x > thr, above, below).clamp(0.0, 1.0).reshape(len(x), -1)
+
 
 class LogicDense(nn.Module):
     """``out_features`` learned 2-input gates on fixed random wiring: ``(in, B)`` -> ``(out, B)``.

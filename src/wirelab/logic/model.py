@@ -3,13 +3,19 @@
 A spec (the ``model`` table of a recipe) is a dict::
 
     {"input_shape": [28, 28], "binarize": "fixed" | "thermometer", "levels": 1, "threshold": 0.5,
+     "crop": null | 20, "prune": 0.0, "inputs": "binary" | "real", "input_bits": null | [...],
      "conv": [{"channels": 16, "kernel": 3, "depth": 3, "pool": true}, ...],   # optional
      "dense": [8000, 8000], "connections": "unique", "init": "residual",
      "classes": 10, "tau": 10.0, "seed": 0}
 
-``forward(x, mode)`` maps images ``(B, H, W)`` or features ``(B, F)`` in [0, 1] to class scores
-``(B, classes)``; ``mode`` is ``soft`` (training relaxation), ``st`` (straight-through) or ``hard``
-(the discrete network, exactly what `discretize` returns).
+`resolve_spec` fills in every default, so a resolved spec alone rebuilds the same network. The
+input encoding (`wirelab.logic.inputs`): raw features ``(B, F)`` -> bits ``(B, F * T)`` -> the
+selected bits ``input_bits`` ``(K,)`` (centre crop, pruned near-constant bits), which the first
+logic layer reads; ``inputs="real"`` trains on the relaxed bits (difflogic's real-valued pixels).
+
+``forward(x, mode)`` maps raw images ``(B, H, W)`` or features ``(B, F)`` in [0, 1] to class
+scores ``(B, classes)``; ``mode`` is ``soft`` (training relaxation), ``st`` (straight-through) or
+``hard`` (the discrete network, exactly what `discretize` returns, from thresholded raw inputs).
 """
 
 from __future__ import annotations
@@ -25,47 +31,30 @@ from wirelab.errors import UsageError
 from wirelab.logic.conv import LogicConv2d, OrPool2d
 from wirelab.logic.discrete import DiscreteLayer, DiscreteLogicNet
 from wirelab.logic.gates import NAMES, PASS_A, PASS_B
-from wirelab.logic.layers import Binarize, GroupSum, LogicDense
+from wirelab.logic.inputs import DEFAULT_SPEC, input_selection, make_binarize, resolve_spec
+from wirelab.logic.layers import GroupSum, LogicDense
 
-DEFAULT_SPEC: dict[str, Any] = {
-    "input_shape": [28, 28],
-    "binarize": "fixed",
-    "levels": 1,
-    "threshold": 0.5,
-    "conv": [],
-    "dense": [1000],
-    "connections": "unique",
-    "init": "residual",
-    "classes": 10,
-    "tau": 10.0,
-    "seed": 0,
-}
+__all__ = ["DEFAULT_SPEC", "LogicNet", "diagnostics", "resolve_spec"]
 
 
 class LogicNet(nn.Module):
+    input_bits: torch.Tensor | None  # (K,) buffer: the raw input bits the first layer reads
+
     def __init__(self, spec: dict[str, Any]) -> None:
         super().__init__()
-        unknown = set(spec) - set(DEFAULT_SPEC)
-        if unknown:
-            raise UsageError(f"unknown model options: {', '.join(sorted(unknown))}")
-        s = {**DEFAULT_SPEC, **spec}
+        s = resolve_spec(spec)
         self.spec = s
-        shape = [int(v) for v in s["input_shape"]]
-        features = int(np.prod(shape))
-        if s["binarize"] == "fixed":
-            self.binarize = Binarize.fixed(features, float(s["threshold"]))
-        elif s["binarize"] == "thermometer":
-            self.binarize = Binarize.thermometer(features, int(s["levels"]))
-        else:
-            raise UsageError(f"unknown binarize {s['binarize']!r}; use fixed or thermometer")
+        self.binarize = make_binarize(s)
         levels = int(self.binarize.thresholds.shape[1])
+        self.relaxed = s["inputs"] == "real"
+        sel = input_selection(s, levels)
+        self.register_buffer("input_bits", sel)
         seed = int(s["seed"])
         layers: list[nn.Module] = []
         img: tuple[int, int, int] | None = None
         if s["conv"]:
-            if len(shape) != 2:
-                raise UsageError("a convolutional model needs a 2-D input_shape")
-            img = (shape[0], shape[1], levels)
+            side = s["input_shape"] if s["crop"] is None else [s["crop"], s["crop"]]
+            img = (side[0], side[1], levels)
         for i, block in enumerate(s["conv"]):
             assert img is not None
             conv = LogicConv2d(
@@ -82,12 +71,13 @@ class LogicNet(nn.Module):
                 pool = OrPool2d(img)
                 layers.append(pool)
                 img = pool.out_shape
-        width = int(np.prod(img)) if img is not None else self.binarize.out_features
+        if img is not None:
+            width = int(np.prod(img))
+        else:
+            width = self.binarize.out_features if sel is None else int(sel.shape[0])
         for i, n in enumerate(s["dense"]):
             layers.append(
-                LogicDense(
-                    width, int(n), str(s["connections"]), str(s["init"]), seed * 1000 + 500 + i
-                )
+                LogicDense(width, int(n), s["connections"], s["init"], seed * 1000 + 500 + i)
             )
             width = int(n)
         if not s["dense"] and not s["conv"]:
@@ -103,8 +93,17 @@ class LogicNet(nn.Module):
     def num_classes(self) -> int:
         return self.head.k
 
+    def encode(self, x: torch.Tensor, mode: str = "soft") -> torch.Tensor:
+        """Raw inputs -> the bits the first layer reads, feature-major ``(K, B)``: thresholded in
+        ``hard`` mode, relaxed in the training modes when ``inputs="real"``."""
+        relaxed = self.relaxed and mode != "hard"
+        h = self.binarize.relaxed(x) if relaxed else self.binarize(x)  # (B, F T)
+        if self.input_bits is not None:
+            h = h.index_select(1, self.input_bits)  # (B, K)
+        return h.t().contiguous()  # (K, B)
+
     def forward(self, x: torch.Tensor, mode: str = "soft") -> torch.Tensor:
-        h = self.binarize(x).t().contiguous()  # (bits, B)
+        h = self.encode(x, mode)
         for layer in self.layers:
             h = layer(h, mode)
         return self.head(h)  # (B, classes)
@@ -120,6 +119,9 @@ class LogicNet(nn.Module):
                 )
             else:
                 out.extend(layer.discretize())  # type: ignore[operator]
+        if self.input_bits is not None and out:  # the first layer reads raw input bits
+            sel = self.input_bits.cpu().numpy()
+            out[0] = DiscreteLayer(sel[out[0].a], sel[out[0].b], out[0].gate)
         return DiscreteLogicNet(
             self.binarize.thresholds.cpu().double().numpy(),
             tuple(out),

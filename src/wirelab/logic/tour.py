@@ -12,12 +12,13 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from wirelab.errors import SkipStep
+from wirelab.errors import MissingDataError, SkipStep
 
 
 def run(out: Path, quick: bool = False) -> dict[str, Any]:
-    from wirelab.errors import MissingDataError
-    from wirelab.logic.train import TrainConfig, train
+    from wirelab.logic.circuit.rundir import compile_run, synth_run, verify_run
+    from wirelab.logic.train import TrainConfig
+    from wirelab.logic.train import run as train
 
     cfg = TrainConfig(
         dataset="mnist",
@@ -30,6 +31,8 @@ def run(out: Path, quick: bool = False) -> dict[str, Any]:
         threads=1,
         max_train=6000 if quick else None,
         model={
+            "binarize": "fixed",
+            "threshold": 0.5,
             "dense": [200, 200] if quick else [486, 486],
             "init": "gaussian",
             "tau": 5.0,
@@ -38,7 +41,7 @@ def run(out: Path, quick: bool = False) -> dict[str, Any]:
     )
     run_dir = out / "mnist01"
     try:
-        m = train(cfg, run_dir, quiet=True)
+        m = train(cfg, run_dir, overwrite=True, quiet=True)
     except MissingDataError as exc:
         raise SkipStep(f"MNIST not available ({exc}); run 'wirelab data fetch mnist'") from None
     summary: dict[str, Any] = {
@@ -47,11 +50,6 @@ def run(out: Path, quick: bool = False) -> dict[str, Any]:
         "acc_discrete": round(m["accuracy_discrete"], 4),
         "train_s": round(m["train_seconds"], 1),
     }
-    try:
-        from wirelab.logic.circuit.rundir import compile_run, synth_run, verify_run
-    except ModuleNotFoundError:
-        summary["circuit"] = "circuit tools not in this version"
-        return summary
     if not (shutil.which("cc") or shutil.which("gcc")) or not shutil.which("iverilog"):
         summary["circuit"] = "skipped: install a C compiler and iverilog (apt-get install iverilog)"
         return summary

@@ -1,15 +1,22 @@
-"""Training a `LogicNet`: AdamW, validation-based early stopping, checkpoints, exact resume.
+"""``wirelab logic train`` as a library call: `run(config, out)` trains, selects, tests, writes.
 
-The run directory (a `wirelab.results.ResultDir`) ends up holding ``config.json``,
-``checkpoint.pt`` (rewritten atomically after every epoch), ``model.pt`` (best-by-validation
-weights and spec), ``discrete.json`` (the `DiscreteLogicNet`), ``metrics.json`` and
-``training.png``. Shuffling uses a generator seeded by ``(seed, epoch)``, so a run killed after
-epoch ``e`` and resumed from its checkpoint takes the same steps as one that never stopped.
+The steps: `resolve` the configuration (every model default filled in) and load the data, pick
+the inputs and build the model, all before the result directory exists; then `fit` (AdamW on
+shuffled mini-batches, a validation every ``eval_every`` steps, the best weights by validation
+accuracy of the discrete network, ``checkpoint.pt`` rewritten at every validation) and `finish`
+(test accuracy of the best weights, ``discrete.json``, ``model.pt``, ``training.png`` and
+``metrics.json`` last). Selection never looks at the test set.
+
+Batches: step ``s`` (0-based) is batch ``s mod E`` of epoch ``s div E + 1`` (``E`` steps per
+epoch), whose order is a permutation drawn from a generator seeded by ``(seed, epoch)``. The
+order depends only on the step number, so a run killed after any validation and resumed from its
+checkpoint takes exactly the steps of one that never stopped.
 """
 
 from __future__ import annotations
 
-import io
+import math
+import sys
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -17,39 +24,61 @@ from typing import Any
 
 import numpy as np
 import torch
-from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from wirelab.errors import DivergenceError, UsageError
+from wirelab.logic.checkpoint import (
+    CHECKPOINT,
+    CHECKPOINT_FORMAT,
+    MODEL,
+    init_weights,
+    load_checkpoint,
+    save,
+)
+from wirelab.logic.config import TrainConfig, changed_options, resolve
 from wirelab.logic.data import TaskData, load_task, parse_classes
+from wirelab.logic.inputs import select_inputs
 from wirelab.logic.kernels import use_threads
 from wirelab.logic.model import LogicNet, diagnostics
-from wirelab.results import ResultDir, atomic_write_bytes
+from wirelab.progress import progress_bar
+from wirelab.results import ResultDir, experiment
+
+__all__ = ["TrainConfig", "accuracy", "run"]
+
+COMMAND = "wirelab logic train"
+GAP_WARNING_PP = 1.0  # a discretisation gap above this many points is reported
+
+
+@dataclass(frozen=True)
+class Schedule:
+    """Run length in steps: ``total`` steps of ``batch`` images, a validation every
+    ``eval_every`` steps and after the last one; ``per_epoch`` steps make one epoch."""
+
+    total: int
+    eval_every: int
+    per_epoch: int
+    batch: int
+
+    @classmethod
+    def of(cls, cfg: TrainConfig, n_train: int) -> Schedule:
+        per_epoch = -(-n_train // cfg.batch_size)
+        total = cfg.steps if cfg.steps is not None else cfg.epochs * per_epoch
+        return cls(total, cfg.eval_every or per_epoch, per_epoch, cfg.batch_size)
+
+    def epoch(self, step: int) -> int | float:
+        """Epochs completed after ``step`` steps (whole when it ends an epoch)."""
+        q, r = divmod(step, self.per_epoch)
+        return q if r == 0 else round(step / self.per_epoch, 4)
 
 
 @dataclass
-class TrainConfig:
-    dataset: str = "mnist"
-    classes: str = "all"
-    model: dict[str, Any] = field(default_factory=dict)
-    epochs: int = 30
-    batch_size: int = 128
-    lr: float = 0.01
-    weight_decay: float = 0.0
-    forward: str = "soft"  # "soft" or "st" (straight-through hard forward)
-    patience: int = 10
-    val_fraction: float = 0.1
-    max_train: int | None = None
-    seed: int = 0
-    threads: int = 2
-    eval_batch: int = 2048
-    max_minutes: float | None = None  # wall-clock budget: stop after the epoch that passes it
-    init_from: str | None = None  # run dir, model.pt or checkpoint.pt whose weights start this run
-
-    def validate(self) -> None:
-        if self.epochs < 1 or self.batch_size < 1 or self.lr <= 0 or self.threads < 1:
-            raise UsageError("epochs, batch size, threads and lr must be positive")
-        if self.forward not in ("soft", "st"):
-            raise UsageError(f"--forward must be soft or st, not {self.forward!r}")
+class TrainState:
+    step: int = 0  # optimiser steps taken
+    history: list[dict[str, Any]] = field(default_factory=list)  # one record per validation
+    best: dict[str, Any] = field(
+        default_factory=lambda: {"val": -1.0, "step": 0, "epoch": 0, "state": None}
+    )
+    train_seconds: float = 0.0
+    stop: str | None = None  # "early" (patience) or "time" (max_minutes)
 
 
 @torch.no_grad()
@@ -63,167 +92,207 @@ def accuracy(model: LogicNet, x: np.ndarray, y: np.ndarray, mode: str, batch: in
     return correct / max(1, len(x))
 
 
-def _save_checkpoint(path: Path, state: dict[str, Any]) -> None:
-    buf = io.BytesIO()
-    torch.save(state, buf)
-    atomic_write_bytes(path, buf.getvalue())
-
-
-def _plot(history: list[dict[str, float]], rd: ResultDir) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    ep = [h["epoch"] for h in history]
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(9, 3.2))
-    ax1.plot(ep, [h["loss"] for h in history])
-    ax1.set(xlabel="epoch", ylabel="training loss")
-    ax2.plot(ep, [h["val_soft"] for h in history], label="validation, soft")
-    ax2.plot(ep, [h["val_discrete"] for h in history], label="validation, discrete")
-    ax2.set(xlabel="epoch", ylabel="accuracy")
-    ax2.legend()
-    rd.save_figure(fig, "training")
-
-
-def train(
-    cfg: TrainConfig, out: str | Path, *, resume: bool = False, quiet: bool = False
+def run(
+    config: TrainConfig,
+    out: str | Path,
+    *,
+    overwrite: bool = False,
+    resume: bool = False,
+    quiet: bool = False,
 ) -> dict[str, Any]:
-    """Train, select on validation, evaluate on test, write the run directory; returns metrics."""
-    cfg.validate()
+    """Train, select on validation, evaluate on test, write the result directory ``out``.
+
+    ``resume=True`` continues the run in ``out`` from its ``checkpoint.pt``; ``config`` must
+    then equal the checkpoint's (`checkpoint_config` reads it), except ``max_minutes``.
+    Returns the metrics as written to ``metrics.json``.
+    """
+    cfg = resolve(config)
     out = Path(out)
-    ckpt_path = out / "checkpoint.pt"
-    ckpt: dict[str, Any] | None = None
-    if resume:
-        if not ckpt_path.is_file():
-            raise UsageError(f"--resume: {ckpt_path} does not exist")
-        ckpt = torch.load(ckpt_path, weights_only=False)
-        cfg = TrainConfig(**ckpt["config"])  # the run continues with its own configuration
-        rd = ResultDir.open(out)
-    else:
-        rd = ResultDir.create(out, command="wirelab logic train", config=asdict(cfg))
+    ckpt = _resume_point(cfg, out) if resume else None
     use_threads(cfg.threads)  # kernels on cfg.threads, torch's small ops on one
+    data = load_data(cfg)
+    model = build_model(cfg, data)
+    if cfg.init_from is not None and ckpt is None:
+        init_weights(model, cfg.init_from)
+    with experiment(
+        out, command=COMMAND, config=asdict(cfg), overwrite=overwrite, resume=resume
+    ) as rd:
+        state = fit(model, data, cfg, rd.path / CHECKPOINT, ckpt, show=not quiet)
+        return rd.finish(finish(model, state, data, cfg, rd))
+
+
+def checkpoint_config(out: str | Path) -> TrainConfig:
+    """The configuration saved in the checkpoint of the run in ``out`` (for ``--resume``)."""
+    path = Path(out) / CHECKPOINT
+    if not path.is_file():
+        raise UsageError(f"--resume: {path} does not exist")
+    return TrainConfig(**load_checkpoint(path)["config"])
+
+
+def _resume_point(cfg: TrainConfig, out: Path) -> dict[str, Any]:
+    path = out / CHECKPOINT
+    if not path.is_file():
+        raise UsageError(f"--resume: {path} does not exist")
+    ckpt = load_checkpoint(path)
+    changed = changed_options(cfg, ckpt["config"])
+    if changed:
+        raise UsageError(
+            f"--resume: options differ from {path} (saved -> given): {'; '.join(changed)}"
+        )
+    return ckpt
+
+
+def load_data(cfg: TrainConfig) -> TaskData:
     classes = parse_classes(cfg.classes, cfg.dataset)
-    data: TaskData = load_task(
+    return load_task(
         cfg.dataset, classes, val_fraction=cfg.val_fraction, seed=cfg.seed, max_train=cfg.max_train
     )
-    spec = {**cfg.model, "classes": len(classes), "input_shape": list(data.input_shape)}
-    spec.setdefault("seed", cfg.seed)
+
+
+def build_model(cfg: TrainConfig, data: TaskData) -> LogicNet:
+    """The network of ``cfg.model``; pruned inputs are chosen from the training split only."""
     torch.manual_seed(cfg.seed)
-    model = LogicNet(spec)
-    if cfg.init_from is not None and ckpt is None:
-        src = Path(cfg.init_from)
-        src = src / "model.pt" if src.is_dir() else src
-        if not src.is_file():
-            raise UsageError(f"init_from: {src} does not exist")
-        saved = torch.load(src, map_location="cpu", weights_only=False)
-        if "best" in saved:  # a checkpoint.pt: its best-by-validation weights so far
-            state = saved["best"]["state"]
-        else:
-            if saved["spec"] != model.spec:
-                raise UsageError(f"init_from: {src} has a different model spec")
-            state = saved["state_dict"]
-        try:
-            model.load_state_dict(state)
-        except RuntimeError:
-            raise UsageError(f"init_from: {src} holds a different model") from None
+    spec = dict(cfg.model)
+    spec["input_bits"] = select_inputs(spec, data.train.x)
+    return LogicNet(spec)
+
+
+def fit(
+    model: LogicNet,
+    data: TaskData,
+    cfg: TrainConfig,
+    ckpt_path: Path,
+    ckpt: dict[str, Any] | None,
+    *,
+    show: bool = True,
+) -> TrainState:
+    """The training loop: steps, validations, best weights, checkpoints, stopping rules."""
+    xtr, ytr = torch.from_numpy(data.train.x), torch.from_numpy(data.train.y)
+    sched = Schedule.of(cfg, len(ytr))
     opt = torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
-    history: list[dict[str, float]] = []
-    best: dict[str, Any] = {"val": -1.0, "epoch": 0, "state": None}
-    start_epoch, elapsed = 1, 0.0
+    st = TrainState()
     if ckpt is not None:
         model.load_state_dict(ckpt["model"])
         opt.load_state_dict(ckpt["optimizer"])
-        history, best, elapsed = ckpt["history"], ckpt["best"], ckpt["train_seconds"]
-        start_epoch = ckpt["epoch"] + 1
-    xtr, ytr = torch.from_numpy(data.train.x), torch.from_numpy(data.train.y)
-    steps = -(-len(ytr) // cfg.batch_size)
-    stopped_early = bool(history) and history[-1]["epoch"] - best["epoch"] >= cfg.patience
-    out_of_time = False
-    with Progress(
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        TextColumn("{task.completed}/{task.total} steps"),
-        TimeElapsedColumn(),
-        TimeRemainingColumn(),
-        TextColumn("{task.fields[info]}"),
-        disable=quiet,
-        transient=False,
-    ) as bar:
-        task = bar.add_task(
-            "train", total=steps * cfg.epochs, completed=steps * (start_epoch - 1), info=""
-        )
-        for epoch in range(start_epoch, cfg.epochs + 1):
-            if stopped_early or out_of_time:
-                break
-            t0 = time.perf_counter()
-            model.train()
-            gen = torch.Generator().manual_seed(cfg.seed * 100003 + epoch)
-            perm = torch.randperm(len(ytr), generator=gen)
-            total = 0.0
-            for s in range(steps):
-                idx = perm[s * cfg.batch_size : (s + 1) * cfg.batch_size]
-                loss = torch.nn.functional.cross_entropy(model(xtr[idx], cfg.forward), ytr[idx])
-                if not torch.isfinite(loss):
-                    raise DivergenceError(f"training loss became {loss.item()} at epoch {epoch}")
-                opt.zero_grad(set_to_none=True)
-                loss.backward()
-                opt.step()
-                total += float(loss.detach()) * len(idx)
-                bar.advance(task)
-            elapsed += time.perf_counter() - t0
-            model.eval()
-            rec = {
-                "epoch": epoch,
-                "loss": total / len(ytr),
-                "val_soft": accuracy(model, data.val.x, data.val.y, "soft", cfg.eval_batch),
-                "val_discrete": accuracy(model, data.val.x, data.val.y, "hard", cfg.eval_batch),
-                "train_seconds": elapsed,
-            }
-            history.append(rec)
-            if rec["val_discrete"] > best["val"]:
-                state = {k: v.clone() for k, v in model.state_dict().items()}
-                best = {"val": rec["val_discrete"], "epoch": epoch, "state": state}
-            bar.update(
-                task,
-                description=f"epoch {epoch}/{cfg.epochs}",
-                info=f"loss {rec['loss']:.4f} val soft {rec['val_soft']:.4f} "
-                f"discrete {rec['val_discrete']:.4f}",
-            )
-            stopped_early = epoch - best["epoch"] >= cfg.patience
-            out_of_time = cfg.max_minutes is not None and elapsed > 60 * cfg.max_minutes
-            _save_checkpoint(
-                ckpt_path,
-                {
-                    "config": asdict(cfg),
-                    "epoch": epoch,
-                    "model": model.state_dict(),
-                    "optimizer": opt.state_dict(),
-                    "history": history,
-                    "best": best,
-                    "train_seconds": elapsed,
-                },
-            )
-    metrics = finish(model, best, history, data, cfg, rd, elapsed, stopped_early)
-    if out_of_time:
-        metrics["stopped_by_time_limit"] = True
-        rd.write_metrics(metrics)
-    return metrics
+        st = TrainState(ckpt["step"], ckpt["history"], ckpt["best"], ckpt["train_seconds"])
+        st.stop = _stop_reason(st, cfg)
+    perm, perm_epoch = torch.empty(0, dtype=torch.int64), 0
+    seg_loss, seg_n, seg_steps, t0 = 0.0, 0, 0, time.perf_counter()
+    model.train()
+    with progress_bar("train", total=sched.total, show=show) as bar:
+        bar.update(st.step)
+        while st.stop is None and st.step < sched.total:
+            epoch, s = divmod(st.step, sched.per_epoch)
+            if perm_epoch != epoch + 1:
+                perm_epoch = epoch + 1
+                gen = torch.Generator().manual_seed(cfg.seed * 100003 + perm_epoch)
+                perm = torch.randperm(len(ytr), generator=gen)
+            idx = perm[s * sched.batch : (s + 1) * sched.batch]
+            for group in opt.param_groups:
+                group["lr"] = _lr(cfg, st.step, sched.total)
+            loss = _step(model, opt, xtr[idx], ytr[idx], cfg.forward, st.step)
+            seg_loss += loss * len(idx)
+            seg_n += len(idx)
+            seg_steps += 1
+            st.step += 1
+            bar.update(st.step)
+            if st.step % sched.eval_every and st.step != sched.total:
+                continue
+            seg_seconds = time.perf_counter() - t0
+            st.train_seconds += seg_seconds
+            rec = _validate(model, data, cfg, sched, st, seg_loss / seg_n)
+            _save_checkpoint(ckpt_path, cfg, model, opt, st)
+            if show:
+                ms = 1000 * seg_seconds / seg_steps
+                print(
+                    f"step {st.step}/{sched.total} (epoch {rec['epoch']}): loss {rec['loss']:.4f},"
+                    f" validation soft {rec['val_soft']:.4f} discrete {rec['val_discrete']:.4f},"
+                    f" {ms:.1f} ms/step",
+                    file=sys.stderr,
+                    flush=True,
+                )
+            seg_loss, seg_n, seg_steps, t0 = 0.0, 0, 0, time.perf_counter()
+    return st
+
+
+def _lr(cfg: TrainConfig, step: int, total: int) -> float:
+    """``lr`` (constant) or ``lr (1 + cos(pi step / total)) / 2`` (cosine)."""
+    if cfg.lr_schedule == "cosine":
+        return cfg.lr * 0.5 * (1.0 + math.cos(math.pi * step / total))
+    return cfg.lr
+
+
+def _step(
+    model: LogicNet,
+    opt: torch.optim.Optimizer,
+    x: torch.Tensor,
+    y: torch.Tensor,
+    forward: str,
+    step: int,
+) -> float:
+    """One optimiser step on the cross-entropy of the class scores; returns the loss."""
+    loss = torch.nn.functional.cross_entropy(model(x, forward), y)
+    if not torch.isfinite(loss):
+        raise DivergenceError(f"training loss became {loss.item()} at step {step + 1}")
+    opt.zero_grad(set_to_none=True)
+    loss.backward()
+    opt.step()
+    return float(loss.detach())
+
+
+def _validate(
+    model: LogicNet,
+    data: TaskData,
+    cfg: TrainConfig,
+    sched: Schedule,
+    st: TrainState,
+    loss: float,
+) -> dict[str, Any]:
+    """Append a validation record; keep the weights if the discrete accuracy is a new best."""
+    model.eval()
+    rec = {
+        "epoch": sched.epoch(st.step),
+        "step": st.step,
+        "loss": loss,
+        "val_soft": accuracy(model, data.val.x, data.val.y, "soft", cfg.eval_batch),
+        "val_discrete": accuracy(model, data.val.x, data.val.y, "hard", cfg.eval_batch),
+        "train_seconds": st.train_seconds,
+    }
+    model.train()
+    st.history.append(rec)
+    if rec["val_discrete"] > st.best["val"]:
+        state = {k: v.clone() for k, v in model.state_dict().items()}
+        st.best = {"val": rec["val_discrete"], "step": st.step, "epoch": rec["epoch"],
+                   "state": state}  # fmt: skip
+    st.stop = _stop_reason(st, cfg)
+    return rec
+
+
+def _stop_reason(st: TrainState, cfg: TrainConfig) -> str | None:
+    since_best = sum(1 for h in st.history if h["step"] > st.best["step"])
+    if cfg.patience and since_best >= cfg.patience:
+        return "early"
+    if cfg.max_minutes is not None and st.train_seconds > 60 * cfg.max_minutes:
+        return "time"
+    return None
+
+
+def _save_checkpoint(
+    path: Path, cfg: TrainConfig, model: LogicNet, opt: torch.optim.Optimizer, st: TrainState
+) -> None:
+    save(path, {"format": CHECKPOINT_FORMAT, "config": asdict(cfg), "step": st.step,
+                "model": model.state_dict(), "optimizer": opt.state_dict(),
+                "history": st.history, "best": st.best,
+                "train_seconds": st.train_seconds})  # fmt: skip
 
 
 def finish(
-    model: LogicNet,
-    best: dict[str, Any],
-    history: list[dict[str, float]],
-    data: TaskData,
-    cfg: TrainConfig,
-    rd: ResultDir,
-    elapsed: float,
-    stopped_early: bool,
+    model: LogicNet, st: TrainState, data: TaskData, cfg: TrainConfig, rd: ResultDir
 ) -> dict[str, Any]:
-    """Restore the best-by-validation weights, test, discretise, write every artifact."""
-    if best["state"] is not None:
-        model.load_state_dict(best["state"])
+    """Restore the best-by-validation weights, test, discretise, write the artifacts; the
+    metrics (``metrics.json`` is written by the caller, last)."""
+    if st.best["state"] is not None:
+        model.load_state_dict(st.best["state"])
     model.eval()
     soft = accuracy(model, data.test.x, data.test.y, "soft", cfg.eval_batch)
     hard = accuracy(model, data.test.x, data.test.y, "hard", cfg.eval_batch)
@@ -231,33 +300,63 @@ def finish(
     net.meta["classes"] = list(data.classes)
     net.meta["dataset"] = cfg.dataset
     net.save(rd.path / "discrete.json")
-    buf = io.BytesIO()
-    torch.save({"spec": model.spec, "state_dict": model.state_dict()}, buf)
-    atomic_write_bytes(rd.path / "model.pt", buf.getvalue())
+    save(rd.path / MODEL, {"spec": model.spec, "state_dict": model.state_dict()})
     t0 = time.perf_counter()
     pred = net.predict(data.test.x.reshape(len(data.test.x), -1))
     bool_seconds = time.perf_counter() - t0
-    diag = diagnostics(net)
-    metrics = {
+    history = st.history
+    metrics: dict[str, Any] = {
         "dataset": cfg.dataset,
         "classes": list(data.classes),
         "accuracy_soft": soft,
         "accuracy_discrete": hard,
         "accuracy_discrete_numpy": float((pred == data.test.y).mean()),
         "discretization_gap": soft - hard,
-        **diag,
-        "best_epoch": best["epoch"],
+        "gap_warning": _gap_warning(soft - hard),
+        **diagnostics(net),
+        "input_bits": net.input_bits if model.input_bits is None else len(model.input_bits),
+        "best_epoch": st.best["epoch"],
+        "best_step": st.best["step"],
         "epochs_run": history[-1]["epoch"] if history else 0,
-        "stopped_early": stopped_early,
-        "val_accuracy_discrete": best["val"],
-        "train_seconds": elapsed,
+        "steps_run": st.step,
+        "stopped_early": st.stop == "early",
+        "val_accuracy_discrete": st.best["val"],
+        "train_seconds": st.train_seconds,
         "numpy_eval_images_per_s": len(pred) / max(bool_seconds, 1e-9),
         "n_train": len(data.train.y),
         "n_val": len(data.val.y),
         "n_test": len(data.test.y),
         "history": history,
     }
+    if st.stop == "time":
+        metrics["stopped_by_time_limit"] = True
     if history:
-        _plot(history, rd)
-    rd.write_metrics(metrics)
+        _plot(history, rd, by_step=cfg.steps is not None)
     return metrics
+
+
+def _gap_warning(gap: float) -> str | None:
+    if gap * 100 <= GAP_WARNING_PP:
+        return None
+    return (
+        f"the discrete network is {gap * 100:.2f} points below the relaxed one on the test set "
+        f"(more than {GAP_WARNING_PP:g}); try a lower tau, longer training or --forward st"
+    )
+
+
+def _plot(history: list[dict[str, Any]], rd: ResultDir, *, by_step: bool) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    key = "step" if by_step else "epoch"
+    xs = [h[key] for h in history]
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(9, 3.2))
+    ax1.plot(xs, [h["loss"] for h in history])
+    ax1.set(xlabel=key, ylabel="training loss")
+    ax2.plot(xs, [h["val_soft"] for h in history], label="validation, soft")
+    ax2.plot(xs, [h["val_discrete"] for h in history], label="validation, discrete")
+    ax2.set(xlabel=key, ylabel="accuracy")
+    ax2.legend()
+    rd.save_figure(fig, "training")

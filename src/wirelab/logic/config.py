@@ -1,0 +1,163 @@
+"""`TrainConfig`: everything a training run depends on, resolved so that it alone repeats the run.
+
+A recipe (``recipes/logic/*.toml``) has a ``[train]`` table (`TrainConfig` fields) and a
+``[model]`` table (a `LogicNet` spec); a run's own ``config.json`` is accepted as a recipe too.
+`resolve` fills in every model default (widths, tau, init, binarisation, levels, crop, ...) and
+the data-dependent shape and class count, so ``config.json`` records the network actually built.
+
+Two run lengths: ``epochs`` passes over the training split with a validation after each, or
+``steps`` optimiser steps with a validation every ``eval_every`` steps (the 2022 paper's
+200,000-iteration runs). Either way the best weights by *validation* accuracy of the discrete
+network are kept; ``patience`` (validations without improvement, 0: never) stops early.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import tomllib
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from wirelab.errors import UsageError
+from wirelab.logic.data import dataset_shape, parse_classes
+from wirelab.logic.model import resolve_spec
+
+FORWARDS = ("soft", "st")
+LR_SCHEDULES = ("constant", "cosine")
+# Options a resumed run may change: they do not alter the steps taken.
+RESUMABLE_CHANGES = ("max_minutes",)
+
+
+@dataclass
+class TrainConfig:
+    dataset: str = "mnist"
+    classes: str = "all"
+    model: dict[str, Any] = field(default_factory=dict)
+    epochs: int = 30
+    steps: int | None = None  # iteration-based run: this many optimiser steps (instead of epochs)
+    eval_every: int | None = None  # steps between validations (default: one epoch)
+    batch_size: int = 128
+    lr: float = 0.01
+    lr_schedule: str = "constant"  # or "cosine": lr * (1 + cos(pi * step / steps)) / 2
+    weight_decay: float = 0.0
+    forward: str = "soft"  # "soft" or "st" (straight-through hard forward)
+    patience: int | None = 10  # validations without improvement before stopping; 0/None: never
+    val_fraction: float = 0.1
+    max_train: int | None = None
+    seed: int = 0
+    threads: int = 2
+    eval_batch: int = 2048
+    max_minutes: float | None = None  # wall-clock budget: stop at the first validation past it
+    init_from: str | None = None  # run dir, model.pt or checkpoint.pt whose weights start this run
+
+    def validate(self) -> None:
+        """Every field in range; one-line `UsageError` otherwise (before any directory exists)."""
+        counts = {"epochs": self.epochs, "batch_size": self.batch_size, "threads": self.threads,
+                  "eval_batch": self.eval_batch, "steps": self.steps,
+                  "eval_every": self.eval_every}  # fmt: skip
+        for name, v in counts.items():
+            if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 1):
+                raise UsageError(f"{name} must be a positive whole number, not {v!r}")
+        if self.patience is not None and (not isinstance(self.patience, int) or self.patience < 0):
+            raise UsageError(f"patience must be a whole number >= 0, not {self.patience!r}")
+        if self.max_train is not None and (
+            not isinstance(self.max_train, int) or self.max_train < 2
+        ):
+            raise UsageError(f"max_train must be at least 2, not {self.max_train!r}")
+        if not isinstance(self.seed, int) or self.seed < 0:
+            raise UsageError(f"seed must be a whole number >= 0, not {self.seed!r}")
+        _finite("lr", self.lr, 0.0, lo_open=True)
+        _finite("weight_decay", self.weight_decay, 0.0)
+        _finite("val_fraction", self.val_fraction, 0.0, 1.0, lo_open=True, hi_open=True)
+        if self.max_minutes is not None:
+            _finite("max_minutes", self.max_minutes, 0.0, lo_open=True)
+        if self.forward not in FORWARDS:
+            raise UsageError(f"--forward must be soft or st, not {self.forward!r}")
+        if self.lr_schedule not in LR_SCHEDULES:
+            raise UsageError(f"--lr-schedule must be one of {', '.join(LR_SCHEDULES)}")
+
+
+def _finite(
+    name: str,
+    v: Any,
+    lo: float,
+    hi: float = math.inf,
+    *,
+    lo_open: bool = False,
+    hi_open: bool = False,
+) -> None:
+    ok = isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+    if ok:
+        ok = (v > lo if lo_open else v >= lo) and (v < hi if hi_open else v <= hi)
+    if not ok:
+        raise UsageError(f"{name} = {v!r} is not a finite number in range")
+
+
+def resolve(cfg: TrainConfig) -> TrainConfig:
+    """A checked copy whose ``model`` is the complete spec of the network the run builds."""
+    try:
+        cfg = TrainConfig(**asdict(cfg))
+    except TypeError as exc:
+        raise UsageError(f"bad configuration: {exc}") from None
+    cfg.validate()
+    classes = parse_classes(cfg.classes, cfg.dataset)
+    spec = {**cfg.model, "classes": len(classes), "input_shape": list(dataset_shape(cfg.dataset))}
+    spec.setdefault("seed", cfg.seed)
+    cfg.model = resolve_spec(spec)
+    return cfg
+
+
+def from_dict(doc: dict[str, Any], source: str = "configuration") -> TrainConfig:
+    names = {f.name for f in fields(TrainConfig)}
+    unknown = set(doc) - names
+    if unknown:
+        raise UsageError(f"{source}: unknown options {', '.join(sorted(unknown))}")
+    return TrainConfig(**doc)
+
+
+def load_recipe(path: str | Path) -> dict[str, Any]:
+    """A recipe as a plain dict: TOML with ``[train]`` and ``[model]`` tables, or a run's
+    ``config.json`` (its ``config``), so a finished run can be repeated from its directory."""
+    p = Path(path)
+    if p.is_dir():
+        p = p / "config.json"
+    if not p.is_file():
+        raise UsageError(f"recipe {p} does not exist")
+    if p.suffix == ".json":
+        try:
+            doc = json.loads(p.read_text())
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise UsageError(f"recipe {p}: not JSON ({exc})") from None
+        cfg = doc.get("config") if isinstance(doc, dict) else None
+        if not isinstance(cfg, dict) or not isinstance(cfg.get("model"), dict):
+            raise UsageError(f"recipe {p}: not a wirelab logic train config.json")
+        return dict(cfg)
+    try:
+        doc = tomllib.loads(p.read_text())
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise UsageError(f"recipe {p}: {exc}") from None
+    unknown = set(doc) - {"train", "model", "description", "targets"}
+    if unknown:
+        raise UsageError(f"recipe {p}: unknown tables {', '.join(sorted(unknown))}")
+    cfg = dict(doc.get("train", {}))
+    cfg["model"] = dict(doc.get("model", {}))
+    return cfg
+
+
+def changed_options(cfg: TrainConfig, saved: dict[str, Any]) -> list[str]:
+    """``name: saved -> given`` for each option (model options as ``model.name``) that differs
+    between a resolved configuration and a checkpoint's, except `RESUMABLE_CHANGES`."""
+    now = asdict(cfg)
+    out = []
+    for key in sorted(set(now) | set(saved)):
+        if key in RESUMABLE_CHANGES:
+            continue
+        a, b = saved.get(key), now.get(key)
+        if key == "model" and isinstance(a, dict) and isinstance(b, dict):
+            out += [f"model.{k}: {a.get(k)!r} -> {b.get(k)!r}"
+                    for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)]  # fmt: skip
+        elif a != b:
+            out.append(f"{key}: {a!r} -> {b!r}")
+    return out
