@@ -3,26 +3,21 @@ from __future__ import annotations
 import json
 import math
 import subprocess
-import sys
 
 import pytest
 import torch
 
+from tests.clirun import one_line_error, wirelab
 from tests.conftest import requires_mnist
 from wirelab.attention.experiments import layers as L
 from wirelab.attention.experiments.complexity import crossover, loglog_slope
-from wirelab.attention.experiments.paths import max_path_length, sequential_depth
+from wirelab.attention.experiments.path_lengths import max_path_length, sequential_depth
 from wirelab.attention.experiments.translate import MONTHS, encode, make_split
 from wirelab.errors import UsageError
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "wirelab.cli", "attention", *args],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    return wirelab("attention", *args)
 
 
 @pytest.mark.parametrize("name", L.LAYERS)
@@ -72,10 +67,10 @@ def test_translate_runs_tiny(tmp_path):
     from wirelab.attention.experiments.translate import TranslateConfig, run
 
     m = run(
-        tmp_path / "t",
         TranslateConfig(
             steps=3, batch=8, dim=16, heads=2, layers=1, test_size=20, eval_every=3, progress=False
         ),
+        tmp_path / "t",
     )
     assert 0 <= m["exact_match"] <= 1 and 0 <= m["alignment_score"] <= 1
     assert len(m["alignment_per_head"]) == 1 and len(m["alignment_per_head"][0]) == 2
@@ -88,10 +83,10 @@ def test_pooling_runs_tiny(tmp_path):
     from wirelab.attention.experiments.pooling import PoolingConfig, run
 
     m = run(
-        tmp_path / "p",
         PoolingConfig(
             distractors=(2, 5), seeds=(0,), steps=3, test_bags=30, train_images=500, progress=False
         ),
+        tmp_path / "p",
     )
     assert set(m["summary"]) == {"mean", "attn1", "attn4"}
     mean = m["summary"]["mean"]
@@ -132,17 +127,30 @@ def test_complexity_and_positional_cli(tmp_path):
     m = json.loads((tmp_path / "p" / "metrics.json").read_text())
     assert max(m["sinusoidal_shift_residual_float64"].values()) < 1e-10
     assert m["rope_relative_residual"]["half"]["float64"] < 1e-10
+    # every registered encoding is scored; the relative ones depend on i - j only
+    enc = m["encodings"]
+    assert list(enc) == ["sinusoidal", "learned", "rope", "alibi"]
+    assert [e["kind"] for e in enc.values()] == ["input", "input", "qk", "bias"]
+    assert enc["rope"]["shift_residual"] < 1e-10 and enc["alibi"]["shift_residual"] < 1e-10
+    assert enc["sinusoidal"]["shift_residual"] > 1e-3
+    assert (tmp_path / "p" / "encoding_scores.png").is_file()
+    # a finished run is not replaced unless asked
+    again = ("positional", "--out", str(tmp_path / "p"), "--length", "64", "--dim", "16")
+    r = _cli(*again)
+    assert r.returncode == 2 and one_line_error(r) and "--overwrite" in r.stderr
+    r = _cli(*again, "--overwrite", "--encodings", "rope")
+    assert r.returncode == 0, r.stderr
+    assert list(json.loads((tmp_path / "p" / "metrics.json").read_text())["encodings"]) == ["rope"]
 
 
-def test_cli_bad_arguments_exit_2(tmp_path, capsys):
+def test_cli_bad_arguments_exit_2(tmp_path):
     r = _cli("complexity", "--out", str(tmp_path / "c"), "--ns", "16,abc")
     assert r.returncode == 2 and "comma-separated" in r.stderr
-    # the same entry point in-process (a subprocess per case costs a torch import each)
-    from wirelab.cli import main
-
-    with pytest.raises(SystemExit) as exc:
-        main(
-            ["attention", "translate", "--out", str(tmp_path / "t"), "--dim", "30", "--heads", "4"]
-        )
-    assert exc.value.code == 2
-    assert "multiple of --heads" in capsys.readouterr().err
+    r = _cli("translate", "--out", str(tmp_path / "t"), "--dim", "30", "--heads", "4")
+    assert r.returncode == 2 and one_line_error(r) and "multiple of --heads" in r.stderr
+    r = _cli("positional", "--out", str(tmp_path / "p"), "--encodings", "rope,nope")
+    assert r.returncode == 2 and one_line_error(r) and "'nope'" in r.stderr and "alibi" in r.stderr
+    r = _cli("complexity", "--out", str(tmp_path / "c"), "--ns", "16")
+    assert r.returncode == 2 and one_line_error(r) and "two sizes" in r.stderr
+    # validation happens before the result directory is created
+    assert not (tmp_path / "t").exists() and not (tmp_path / "c").exists()

@@ -23,7 +23,12 @@ from torch import Tensor, nn
 from wirelab.attention.kv_cache import KVCache
 from wirelab.attention.masks import padding_mask
 from wirelab.attention.mha import MultiHeadAttention
-from wirelab.attention.positional import LearnedPositionalEmbedding, SinusoidalPositionalEncoding
+from wirelab.attention.positional import (
+    ENCODINGS,
+    INPUT,
+    PositionalSpec,
+    SinusoidalPositionalEncoding,
+)
 from wirelab.errors import UsageError
 
 __all__ = ["DecoderLayer", "DecoderOnly", "EncoderDecoder", "EncoderLayer", "LayerCache"]
@@ -245,7 +250,11 @@ class EncoderDecoder(nn.Module):
 
 
 class DecoderOnly(nn.Module):
-    """A GPT/Llama-style causal language model with optional GQA; `generate` uses the KV cache."""
+    """A GPT/Llama-style causal language model with optional GQA; `generate` uses the KV cache.
+
+    ``positional`` names a `wirelab.attention.positional.ENCODINGS` entry: an ``"input"`` encoding
+    is added to the token embeddings, a ``"qk"`` or ``"bias"`` one acts in every attention layer.
+    """
 
     def __init__(
         self,
@@ -261,18 +270,14 @@ class DecoderOnly(nn.Module):
         max_len: int = 2048,
     ) -> None:
         super().__init__()
-        if positional not in ("rope", "alibi", "sinusoidal", "learned"):
-            raise UsageError(
-                f"positional must be rope, alibi, sinusoidal or learned, got {positional!r}"
-            )
+        encoding = ENCODINGS.get(positional)  # one-line error naming the choices
         self.max_len = max_len
         self.embed = nn.Embedding(vocab, dim)
         self.pos: nn.Module | None = None
-        if positional == "sinusoidal":
-            self.pos = SinusoidalPositionalEncoding(dim, max_len)
-        elif positional == "learned":
-            self.pos = LearnedPositionalEmbedding(dim, max_len)
-        in_attn = positional if positional in ("rope", "alibi") else None
+        in_attn: str | None = positional
+        if encoding.kind == INPUT:  # added to the embeddings; otherwise applied in attention
+            self.pos = encoding.build(PositionalSpec(dim, num_heads, max_len=max_len))
+            in_attn = None
         self.layers = nn.ModuleList(
             EncoderLayer(
                 dim,

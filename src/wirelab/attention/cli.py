@@ -1,4 +1,5 @@
-"""``wirelab attention``: the experiments, each writing a result directory (`wirelab.results`)."""
+"""``wirelab attention``: each command parses its options into the experiment's config and calls
+its ``run(config, out, overwrite=...)``, which writes the result directory (`wirelab.results`)."""
 
 from __future__ import annotations
 
@@ -7,12 +8,9 @@ from typing import Any
 
 import click
 
-OUT = click.option(
-    "--out",
-    type=click.Path(file_okay=False, path_type=Path),
-    required=True,
-    help="Result directory to write (config.json, metrics.json, plots).",
-)
+from wirelab.cli_options import SEED, finite_float, out_option
+
+OUT = out_option(help="Result directory to write (config.json, metrics.json, plots).")
 THREADS = click.option(
     "--threads", type=click.IntRange(min=1), default=1, show_default=True, help="torch threads."
 )
@@ -27,6 +25,21 @@ def _int_list(ctx: click.Context, param: click.Parameter, value: str) -> tuple[i
     if not items or min(items) < 0:
         raise click.BadParameter(f"expected non-negative integers, got {value!r}")
     return items
+
+
+def _names(ctx: click.Context, param: click.Parameter, value: str | None) -> tuple[str, ...] | None:
+    """A comma-separated list of positional-encoding registry names (read at parse time)."""
+    from wirelab.attention.positional import ENCODINGS
+
+    if value is None:
+        return None
+    names = tuple(v.strip() for v in value.split(",") if v.strip())
+    for name in names:
+        if name not in ENCODINGS:
+            raise click.BadParameter(
+                f"unknown positional encoding {name!r}; choose from {', '.join(ENCODINGS.names())}"
+            )
+    return names
 
 
 def _summary(title: str, rows: dict[str, Any]) -> None:
@@ -52,6 +65,7 @@ def group() -> None:
 @QUIET
 def pooling_cmd(
     out: Path,
+    overwrite: bool,
     distractors: tuple[int, ...],
     seeds: int,
     steps: int,
@@ -74,7 +88,7 @@ def pooling_cmd(
         threads=threads,
         progress=not quiet,
     )
-    m = run(out, cfg)
+    m = run(cfg, out, overwrite=overwrite)
     rows = {
         f"{meth} n={n}": f"acc {v['accuracy_mean']:.3f}, weight on marked "
         f"{v['marked_weight_share_mean']:.3f}"
@@ -93,11 +107,12 @@ def pooling_cmd(
 @click.option("--layers", type=click.IntRange(min=1), default=2, show_default=True)
 @click.option("--test-size", type=click.IntRange(min=1), default=2000, show_default=True)
 @click.option("--eval-every", type=click.IntRange(min=1), default=250, show_default=True)
-@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--seed", type=SEED, default=0, show_default=True)
 @THREADS
 @QUIET
 def translate_cmd(
     out: Path,
+    overwrite: bool,
     steps: int,
     batch: int,
     dim: int,
@@ -111,10 +126,7 @@ def translate_cmd(
 ) -> None:
     """Dates in words -> ISO dates with an encoder-decoder; cross-attention maps and alignment."""
     from wirelab.attention.experiments.translate import TranslateConfig, run
-    from wirelab.errors import UsageError
 
-    if dim % heads:
-        raise UsageError(f"--dim ({dim}) must be a multiple of --heads ({heads})")
     cfg = TranslateConfig(
         seed=seed,
         test_size=test_size,
@@ -127,7 +139,7 @@ def translate_cmd(
         threads=threads,
         progress=not quiet,
     )
-    m = run(out, cfg)
+    m = run(cfg, out, overwrite=overwrite)
     keys = ("exact_match", "alignment_score", "best_head", "train_seconds", "cpu_seconds")
     _summary(f"translate -> {out}", {k: m[k] for k in keys if k in m})
 
@@ -146,6 +158,7 @@ def translate_cmd(
 @QUIET
 def complexity_cmd(
     out: Path,
+    overwrite: bool,
     ns: tuple[int, ...],
     ds: tuple[int, ...],
     d_fixed: int,
@@ -159,10 +172,7 @@ def complexity_cmd(
 ) -> None:
     """'Why self-attention': FLOPs, wall time, sequential depth and path length per layer type."""
     from wirelab.attention.experiments.complexity import ComplexityConfig, run
-    from wirelab.errors import UsageError
 
-    if len(ns) < 2 or len(ds) < 2:
-        raise UsageError("--ns and --ds need at least two sizes each to fit a slope")
     cfg = ComplexityConfig(
         ns=ns,
         d_fixed=d_fixed,
@@ -175,7 +185,7 @@ def complexity_cmd(
         threads=threads,
         progress=not quiet,
     )
-    m = run(out, cfg)
+    m = run(cfg, out, overwrite=overwrite)
     rows = {
         row[
             "layer"
@@ -192,20 +202,32 @@ def complexity_cmd(
 @OUT
 @click.option("--length", type=click.IntRange(min=16), default=1024, show_default=True)
 @click.option("--dim", type=click.IntRange(min=2), default=128, show_default=True)
-@click.option("--base", type=click.FloatRange(min=1.0, min_open=True), default=10000.0)
-def positional_cmd(out: Path, length: int, dim: int, base: float) -> None:
-    """Sinusoidal heatmap, similarity vs offset, relative-shift residuals (sinusoidal and RoPE)."""
+@click.option("--base", type=finite_float(min=1.0, min_open=True), default=10000.0)
+@click.option(
+    "--encodings",
+    default=None,
+    callback=_names,
+    help="Comma-separated positional encodings (registry names) to score; default: all.",
+)
+def positional_cmd(
+    out: Path,
+    overwrite: bool,
+    length: int,
+    dim: int,
+    base: float,
+    encodings: tuple[str, ...] | None,
+) -> None:
+    """Sinusoidal heatmap, similarity vs offset, relative-shift residuals (sinusoidal and RoPE),
+    and the position-by-position scores of every registered encoding."""
     from wirelab.attention.experiments.positional import PositionalConfig, run
-    from wirelab.errors import UsageError
 
-    if dim % 2:
-        raise UsageError(f"--dim must be even, got {dim}")
     offsets = tuple(k for k in (1, 7, 50, 300) if k < length)
-    m = run(out, PositionalConfig(length=length, dim=dim, base=base, offsets=offsets))
-    _summary(
-        f"positional -> {out}",
-        {
-            "sinusoidal shift residual (float64)": m["sinusoidal_shift_residual_float64"],
-            "RoPE relative residual": m["rope_relative_residual"],
-        },
-    )
+    cfg = PositionalConfig(length=length, dim=dim, base=base, offsets=offsets, encodings=encodings)
+    m = run(cfg, out, overwrite=overwrite)
+    rows = {
+        "sinusoidal shift residual (float64)": m["sinusoidal_shift_residual_float64"],
+        "RoPE relative residual": m["rope_relative_residual"],
+    }
+    for name, e in m["encodings"].items():
+        rows[f"{name} ({e['kind']}) score shift residual"] = f"{e['shift_residual']:.3g}"
+    _summary(f"positional -> {out}", rows)

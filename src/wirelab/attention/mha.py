@@ -22,7 +22,14 @@ from torch import Tensor, nn
 
 from wirelab.attention.functional import scaled_dot_product_attention
 from wirelab.attention.kv_cache import KVCache
-from wirelab.attention.positional import RotaryEmbedding, alibi_bias
+from wirelab.attention.positional import (
+    BIAS,
+    ENCODINGS,
+    INPUT,
+    QK,
+    PositionalEncoding,
+    PositionalSpec,
+)
 from wirelab.errors import UsageError
 
 __all__ = ["MultiHeadAttention"]
@@ -38,7 +45,9 @@ class MultiHeadAttention(nn.Module):
     num_kv_heads : key/value heads Hkv (default H). 1 = MQA, H = MHA, divisors of H = GQA.
     bias : biases on the projections.
     dropout : dropout on the attention weights (training only).
-    positional : None, ``"rope"`` (rotary on q, k in self-attention) or ``"alibi"`` (score bias).
+    positional : None or the name of a `wirelab.attention.positional.ENCODINGS` entry that acts
+        inside attention: kind ``"qk"`` (e.g. ``"rope"``: rotates q, k in self-attention) or
+        ``"bias"`` (e.g. ``"alibi"``: added to the scores).
     rope_layout, rope_base : see `RotaryEmbedding`.
     """
 
@@ -60,8 +69,13 @@ class MultiHeadAttention(nn.Module):
             raise UsageError(f"dim ({dim}) must be a positive multiple of num_heads ({num_heads})")
         if kv < 1 or num_heads % kv:
             raise UsageError(f"num_heads ({num_heads}) must be a multiple of num_kv_heads ({kv})")
-        if positional not in (None, "rope", "alibi"):
-            raise UsageError(f"positional must be None, 'rope' or 'alibi', got {positional!r}")
+        encoding = None if positional is None else ENCODINGS.get(positional)
+        if encoding is not None and encoding.kind == INPUT:
+            inside = [n for n in ENCODINGS.names() if ENCODINGS.get(n).kind != INPUT]
+            raise UsageError(
+                f"positional encoding {positional!r} is added to the input, not applied inside "
+                f"attention; use None or one of: {', '.join(inside)}"
+            )
         if not 0.0 <= dropout < 1.0:
             raise UsageError(f"dropout must be in [0, 1), got {dropout}")
         self.dim, self.num_heads, self.num_kv_heads = dim, num_heads, kv
@@ -74,9 +88,10 @@ class MultiHeadAttention(nn.Module):
         self.in_proj_weight = nn.Parameter(torch.empty(rows, dim))  # [W_q; W_k; W_v]
         self.in_proj_bias = nn.Parameter(torch.zeros(rows)) if bias else None
         self.out_proj = nn.Linear(self._q_width, dim, bias=bias)
-        self.rope = (
-            RotaryEmbedding(self.head_dim, rope_base, rope_layout) if positional == "rope" else None
-        )
+        self.encoding: PositionalEncoding | None = None
+        if encoding is not None:
+            spec = PositionalSpec(dim, num_heads, base=rope_base, rope_layout=rope_layout)
+            self.encoding = encoding.build(spec)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
@@ -159,8 +174,8 @@ class MultiHeadAttention(nn.Module):
                 q = self._heads(q, self.num_heads)  # (B, H, T, D)
                 k = self._heads(k, self.num_kv_heads)  # (B, Hkv, T, D)
                 v = self._heads(v, self.num_kv_heads)
-            if self.rope is not None:
-                q, k = self.rope(q, offset=offset), self.rope(k, offset=offset)
+            if self.encoding is not None and self.encoding.kind == QK:
+                q, k = self.encoding(q, offset=offset), self.encoding(k, offset=offset)
         else:
             qw = w[: self._q_width]
             qb = None if bias is None else bias[: self._q_width]
@@ -177,9 +192,9 @@ class MultiHeadAttention(nn.Module):
         if cache is not None:
             k, v = cache.append(k, v)  # (B, Hkv, offset + T, D)
         attn_bias = None
-        if self.positional == "alibi":
-            attn_bias = alibi_bias(
-                self.num_heads, q.shape[2], k.shape[2], causal=causal, device=x.device
+        if self.encoding is not None and self.encoding.kind == BIAS:
+            attn_bias = self.encoding.bias(
+                q.shape[2], k.shape[2], causal=causal, device=x.device
             ).to(q.dtype)  # (H, T, S)
         p = self.dropout if self.training else 0.0
         weights: Tensor | None = None

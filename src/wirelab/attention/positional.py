@@ -18,19 +18,35 @@ ALiBi (Press et al. 2022, "Train Short, Test Long"): no embedding; head h adds `
 to the score of query i and key j. For n heads a power of two, ``m_h = 2^(-8 h / n)``, h = 1..n.
 Otherwise take the slopes for the closest power of two below, 2^floor(log2 n), plus every other
 slope of the 2x case (the paper's reference code, ``get_slopes``).
+
+`ENCODINGS` is the registry of encodings that models and ``wirelab attention positional`` choose
+from by name. Every entry is a `PositionalEncoding` class whose ``kind`` says where it acts:
+
+- ``"input"``: ``enc(x, offset) -> x + PE`` on the token embeddings (B, T, C), before the blocks;
+- ``"qk"``: ``enc(t, offset) -> t'`` on self-attention queries and keys (B, H, T, D);
+- ``"bias"``: ``enc.bias(tq, tk, causal=..., device=...) -> (H, Tq, Tk)`` added to the scores.
+
+Adding an encoding is one class (a ``kind`` and a ``build(spec)``) plus one ``ENCODINGS.add`` line.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
+from typing import ClassVar
 
 import torch
 from torch import Tensor, nn
 
 from wirelab.errors import UsageError
+from wirelab.registry import Registry
 
 __all__ = [
+    "ENCODINGS",
+    "AlibiBias",
     "LearnedPositionalEmbedding",
+    "PositionalEncoding",
+    "PositionalSpec",
     "RotaryEmbedding",
     "SinusoidalPositionalEncoding",
     "alibi_bias",
@@ -40,6 +56,43 @@ __all__ = [
     "relative_shift_matrix",
     "sinusoidal_encoding",
 ]
+
+
+INPUT, QK, BIAS = "input", "qk", "bias"
+
+
+@dataclass(frozen=True)
+class PositionalSpec:
+    """What a model tells an encoding when it builds one: width C, heads H, maximum length, base
+    of the frequencies, RoPE channel layout. The head dim is D = C / H."""
+
+    dim: int
+    num_heads: int = 1
+    max_len: int = 4096
+    base: float = 10000.0
+    rope_layout: str = "half"
+
+    @property
+    def head_dim(self) -> int:
+        return self.dim // self.num_heads
+
+
+class PositionalEncoding(nn.Module):
+    """Base of the registered encodings; ``kind`` is ``"input"``, ``"qk"`` or ``"bias"`` (see the
+    module docstring for the call each kind answers)."""
+
+    kind: ClassVar[str] = INPUT
+
+    @classmethod
+    def build(cls, spec: PositionalSpec) -> PositionalEncoding:
+        """An instance for a model described by ``spec``."""
+        raise NotImplementedError
+
+    def bias(
+        self, tq: int, tk: int, *, causal: bool = True, device: torch.device | None = None
+    ) -> Tensor:
+        """(H, Tq, Tk) additive score bias (``"bias"`` encodings only)."""
+        raise NotImplementedError(f"{type(self).__name__} is not a score bias")
 
 
 def _frequencies(dim: int, base: float, dtype: torch.dtype = torch.float64) -> Tensor:
@@ -81,10 +134,15 @@ def relative_shift_matrix(
     return m.to(dtype)
 
 
-class SinusoidalPositionalEncoding(nn.Module):
+class SinusoidalPositionalEncoding(PositionalEncoding):
     """Adds PE[offset : offset + T] to x: (B, T, C) -> (B, T, C). Table cached up to ``max_len``."""
 
+    kind = INPUT
     pe: Tensor
+
+    @classmethod
+    def build(cls, spec: PositionalSpec) -> SinusoidalPositionalEncoding:
+        return cls(spec.dim, spec.max_len, spec.base)
 
     def __init__(self, dim: int, max_len: int = 4096, base: float = 10000.0) -> None:
         super().__init__()
@@ -98,8 +156,14 @@ class SinusoidalPositionalEncoding(nn.Module):
         return x + self.pe[offset : offset + t].to(x.dtype)
 
 
-class LearnedPositionalEmbedding(nn.Module):
+class LearnedPositionalEmbedding(PositionalEncoding):
     """Adds a learned vector per absolute position: (B, T, C) -> (B, T, C)."""
+
+    kind = INPUT
+
+    @classmethod
+    def build(cls, spec: PositionalSpec) -> LearnedPositionalEmbedding:
+        return cls(spec.dim, spec.max_len)
 
     def __init__(self, dim: int, max_len: int) -> None:
         super().__init__()
@@ -126,14 +190,19 @@ def half_to_interleaved(x: Tensor) -> Tensor:
     return torch.stack([x[..., :d], x[..., d:]], dim=-1).flatten(-2)
 
 
-class RotaryEmbedding(nn.Module):
+class RotaryEmbedding(PositionalEncoding):
     """Rotary position embedding on (B, H, T, D) queries/keys at absolute positions.
 
     For channel pair (a, b) with frequency w_i at position p:
         a' = a cos(p w_i) - b sin(p w_i),    b' = a sin(p w_i) + b cos(p w_i)
     """
 
+    kind = QK
     inv_freq: Tensor
+
+    @classmethod
+    def build(cls, spec: PositionalSpec) -> RotaryEmbedding:
+        return cls(spec.head_dim, spec.base, spec.rope_layout)
 
     def __init__(self, head_dim: int, base: float = 10000.0, layout: str = "half") -> None:
         super().__init__()
@@ -201,3 +270,29 @@ def alibi_bias(
         dist = dist.abs()
     slopes = alibi_slopes(num_heads).to(device)
     return -slopes[:, None, None] * dist  # (H, Tq, Tk)
+
+
+class AlibiBias(PositionalEncoding):
+    """ALiBi as a score bias: ``bias(tq, tk) -> (H, Tq, Tk)``, see `alibi_bias`."""
+
+    kind = BIAS
+
+    def __init__(self, num_heads: int) -> None:
+        super().__init__()
+        self.num_heads = num_heads
+
+    @classmethod
+    def build(cls, spec: PositionalSpec) -> AlibiBias:
+        return cls(spec.num_heads)
+
+    def bias(
+        self, tq: int, tk: int, *, causal: bool = True, device: torch.device | None = None
+    ) -> Tensor:
+        return alibi_bias(self.num_heads, tq, tk, causal=causal, device=device)
+
+
+ENCODINGS = Registry[type[PositionalEncoding]]("positional encoding")
+ENCODINGS.add("sinusoidal", SinusoidalPositionalEncoding, "fixed sines and cosines, added (input)")
+ENCODINGS.add("learned", LearnedPositionalEmbedding, "a learned vector per position (input)")
+ENCODINGS.add("rope", RotaryEmbedding, "rotary: rotates queries and keys (qk)")
+ENCODINGS.add("alibi", AlibiBias, "linear distance bias on the scores (bias)")

@@ -1,5 +1,6 @@
 """The experiments behind ``wirelab attention pooling|translate|complexity|positional``.
 
-Each ``run(out, **config) -> dict`` writes a `wirelab.results.ResultDir` (config.json, metrics.json,
-PNG plots) and returns its metrics.
+Each module has a frozen config dataclass and ``run(config, out, *, overwrite=False) -> metrics``,
+which validates the config, then writes its result directory through `wirelab.results.experiment`
+(config.json, PNG plots, metrics.json last) and returns the metrics as written.
 """

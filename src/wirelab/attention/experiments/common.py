@@ -1,14 +1,12 @@
-"""Helpers shared by the attention experiments: threads, seeds, progress bars, plotting backend."""
+"""Helpers shared by the attention experiments: threads and seeds, the plotting backend."""
 
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
-from contextlib import contextmanager
+from typing import Any
 
 import numpy as np
 import torch
-from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from wirelab.errors import UsageError
 
@@ -23,22 +21,7 @@ def setup(seed: int, threads: int) -> None:
     torch.manual_seed(seed)
 
 
-@contextmanager
-def progress_bar(show: bool = True) -> Iterator[Progress]:
-    """A rich progress bar (disabled when ``show`` is False, e.g. in tests)."""
-    with Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        TextColumn("{task.completed}/{task.total}"),
-        TimeElapsedColumn(),
-        TimeRemainingColumn(),
-        disable=not show,
-        transient=False,
-    ) as p:
-        yield p
-
-
-def pyplot():
+def pyplot() -> Any:
     import matplotlib
 
     matplotlib.use("Agg")

@@ -4,13 +4,17 @@ For each layer type of `wirelab.attention.experiments.layers`: analytic FLOPs ch
 torch's ``FlopCounterMode`` on the reference implementations (the fused CPU attention kernel is not
 counted by it), wall time of the fast implementation over a sweep of n at fixed d and of d at fixed
 n with fitted log-log slopes, sequential depth, and maximum path length by breadth-first search
-(`wirelab.attention.experiments.paths`). Vaswani et al. (2017) predict attention is cheaper than
-recurrence while n < d; here the FLOP counts cross exactly at n = d, and the measured crossover is
-where the wall times cross.
+(`wirelab.attention.experiments.path_lengths`). Vaswani et al. (2017) predict attention is
+cheaper than recurrence while n < d; here the FLOP counts cross exactly at n = d, and the measured
+crossover is where the wall times cross.
+
+`run` goes through named steps: `check_flops`, `time_sweeps`, `path_lengths`, `layer_table`,
+`crossovers`, then the plots.
 """
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
@@ -22,10 +26,11 @@ import torch
 from torch.utils.flop_counter import FlopCounterMode
 
 from wirelab.attention.experiments import layers as L
-from wirelab.attention.experiments.common import progress_bar, pyplot, setup
-from wirelab.attention.experiments.paths import max_path_length, sequential_depth
+from wirelab.attention.experiments.common import pyplot, setup
+from wirelab.attention.experiments.path_lengths import max_path_length, sequential_depth
 from wirelab.errors import UsageError
-from wirelab.results import ResultDir
+from wirelab.progress import progress_bar
+from wirelab.results import ResultDir, experiment
 
 PAPER_TABLE1 = {
     "self_attention": ("O(n^2 d)", "O(1)", "O(1)"),
@@ -126,16 +131,48 @@ def crossover(xs: list[int], a: list[float], b: list[float]) -> float | None:
     return None
 
 
-def run(out: Path | str, cfg: ComplexityConfig | None = None) -> dict[str, Any]:
-    cfg = cfg or ComplexityConfig()
+def validate(cfg: ComplexityConfig) -> None:
+    """One-line `UsageError` for a configuration that cannot run (before any directory exists)."""
     if cfg.k < 2 or cfg.k % 2 == 0 or cfg.r < 2:
         raise UsageError("kernel k must be odd and >= 3, neighbourhood r >= 2")
-    setup(cfg.seed, cfg.threads)
-    rd = ResultDir.create(out, command="wirelab attention complexity", config=asdict(cfg))
-    gen = torch.Generator().manual_seed(cfg.seed)
-    t_start, c_start = time.perf_counter(), time.process_time()
+    if len(cfg.ns) < 2 or len(cfg.ds) < 2:
+        raise UsageError("--ns and --ds need at least two sizes each to fit a slope")
 
-    # 1. FLOPs: analytic vs counted, and fast == reference, at a small size.
+
+def run(cfg: ComplexityConfig, out: Path | str, *, overwrite: bool = False) -> dict[str, Any]:
+    """FLOP check, wall-time sweeps, path lengths and Table 1; write the result directory."""
+    validate(cfg)
+    setup(cfg.seed, cfg.threads)
+    with experiment(
+        out, command="wirelab attention complexity", config=asdict(cfg), overwrite=overwrite
+    ) as rd:
+        gen = torch.Generator().manual_seed(cfg.seed)
+        t_start, c_start = time.perf_counter(), time.process_time()
+        flop_check = check_flops(cfg, gen)
+        sweeps = time_sweeps(cfg, gen)
+        table = layer_table(cfg, sweeps, path_lengths(cfg))
+        metrics = {
+            "table": table,
+            "flop_check": flop_check,
+            "wall_time_s": {"n_sweep": sweeps["n"], "d_sweep": sweeps["d"]},
+            "ns": list(cfg.ns),
+            "ds": list(cfg.ds),
+            "d_fixed": cfg.d_fixed,
+            "n_fixed": cfg.n_fixed,
+            "crossover": crossovers(cfg, sweeps),
+            "threads": cfg.threads,
+            "seconds": round(time.perf_counter() - t_start, 1),
+            "cpu_seconds": round(time.process_time() - c_start, 1),
+            "loadavg": list(os.getloadavg()),
+        }
+        _plot_times(rd, metrics, cfg)
+        _plot_paths(rd, table)
+        _plot_table(rd, table, metrics)
+        return rd.finish(metrics)
+
+
+def check_flops(cfg: ComplexityConfig, gen: torch.Generator) -> dict[str, Any]:
+    """Step 1: analytic vs counted FLOPs and fast == reference, per layer, at n = 96, d = 48."""
     flop_check: dict[str, Any] = {}
     n0, d0 = 96, 48
     ls0 = LayerSet(d0, cfg.k, cfg.r, gen)
@@ -158,12 +195,14 @@ def run(out: Path | str, cfg: ComplexityConfig | None = None) -> dict[str, Any]:
             "ratio": counted / analytic,
             "fast_vs_reference_max_abs_diff": diff,
         }
+    return flop_check
 
-    # 2. Wall time sweeps.
+
+def time_sweeps(cfg: ComplexityConfig, gen: torch.Generator) -> dict[str, dict[str, list[float]]]:
+    """Step 2: wall time per layer over n at ``d_fixed`` ("n") and over d at ``n_fixed`` ("d")."""
     sweeps: dict[str, dict[str, list[float]]] = {"n": {}, "d": {}}
     total = len(L.LAYERS) * (len(cfg.ns) + len(cfg.ds))
-    with progress_bar(cfg.progress) as bar:
-        task = bar.add_task("complexity: timing", total=total)
+    with progress_bar("complexity: timing", total, show=cfg.progress) as bar:
         ls = LayerSet(cfg.d_fixed, cfg.k, cfg.r, gen)
         for name in L.LAYERS:
             sweeps["n"][name] = []
@@ -171,7 +210,7 @@ def run(out: Path | str, cfg: ComplexityConfig | None = None) -> dict[str, Any]:
                 x = torch.randn(n, cfg.d_fixed, generator=gen)
                 with torch.no_grad():
                     sweeps["n"][name].append(wall_time(ls.fast(name), x, cfg.repeats))
-                bar.advance(task)
+                bar.advance()
         for name in L.LAYERS:
             sweeps["d"][name] = []
         for d in cfg.ds:
@@ -180,9 +219,12 @@ def run(out: Path | str, cfg: ComplexityConfig | None = None) -> dict[str, Any]:
             for name in L.LAYERS:
                 with torch.no_grad():
                     sweeps["d"][name].append(wall_time(lsd.fast(name), x, cfg.repeats))
-                bar.advance(task)
+                bar.advance()
+    return sweeps
 
-    # 3. Paths and sequential depth.
+
+def path_lengths(cfg: ComplexityConfig) -> dict[str, dict[str, list[int]]]:
+    """Step 3: maximum path length, layers needed and sequential depth at each ``path_ns``."""
     paths: dict[str, dict[str, list[int]]] = {}
     for name in L.LAYERS:
         res = [max_path_length(name, n, cfg.k, cfg.r) for n in cfg.path_ns]
@@ -191,9 +233,19 @@ def run(out: Path | str, cfg: ComplexityConfig | None = None) -> dict[str, Any]:
             "layers_needed": [layers for _, layers in res],
             "sequential_depth": [sequential_depth(name, n) for n in cfg.path_ns],
         }
+    return paths
 
+
+def layer_table(
+    cfg: ComplexityConfig,
+    sweeps: dict[str, dict[str, list[float]]],
+    paths: dict[str, dict[str, list[int]]],
+) -> list[dict[str, Any]]:
+    """Step 4: one row per layer: the paper's Table 1 next to the fitted slopes and paths."""
+    hn, hd = _half(cfg.ns), _half(cfg.ds)
     table = []
     for name in L.LAYERS:
+        tn, td = sweeps["n"][name], sweeps["d"][name]
         table.append(
             {
                 "layer": name,
@@ -203,15 +255,11 @@ def run(out: Path | str, cfg: ComplexityConfig | None = None) -> dict[str, Any]:
                 "flops_at_n_fixed_d": [
                     L.analytic_flops(name, n, cfg.d_fixed, cfg.k, cfg.r) for n in cfg.ns
                 ],
-                "time_slope_n": loglog_slope(list(cfg.ns), sweeps["n"][name]),
-                "time_slope_n_upper_half": loglog_slope(
-                    list(cfg.ns[_half(cfg.ns) :]), sweeps["n"][name][_half(cfg.ns) :]
-                ),
+                "time_slope_n": loglog_slope(list(cfg.ns), tn),
+                "time_slope_n_upper_half": loglog_slope(list(cfg.ns[hn:]), tn[hn:]),
                 "predicted_slope_n": PREDICTED_SLOPE_N[name],
-                "time_slope_d": loglog_slope(list(cfg.ds), sweeps["d"][name]),
-                "time_slope_d_upper_half": loglog_slope(
-                    list(cfg.ds[_half(cfg.ds) :]), sweeps["d"][name][_half(cfg.ds) :]
-                ),
+                "time_slope_d": loglog_slope(list(cfg.ds), td),
+                "time_slope_d_upper_half": loglog_slope(list(cfg.ds[hd:]), td[hd:]),
                 "predicted_slope_d": PREDICTED_SLOPE_D[name],
                 "path_ns": list(cfg.path_ns),
                 **paths[name],
@@ -220,36 +268,21 @@ def run(out: Path | str, cfg: ComplexityConfig | None = None) -> dict[str, Any]:
                 ),
             }
         )
+    return table
+
+
+def crossovers(cfg: ComplexityConfig, sweeps: dict[str, dict[str, list[float]]]) -> dict[str, Any]:
+    """Step 5: where self-attention and recurrence cost the same: FLOPs (n = d) vs measured."""
     att, rnn = sweeps["n"]["self_attention"], sweeps["n"]["recurrent"]
-    cross_n = crossover(list(cfg.ns), att, rnn)
     att_d, rnn_d = sweeps["d"]["self_attention"], sweeps["d"]["recurrent"]
-    cross_d = crossover(list(cfg.ds), att_d, rnn_d)
-    metrics = {
-        "table": table,
-        "flop_check": flop_check,
-        "wall_time_s": {"n_sweep": sweeps["n"], "d_sweep": sweeps["d"]},
-        "ns": list(cfg.ns),
-        "ds": list(cfg.ds),
-        "d_fixed": cfg.d_fixed,
-        "n_fixed": cfg.n_fixed,
-        "crossover": {
-            "flops_predicted_n": cfg.d_fixed,
-            "measured_n_at_d_fixed": cross_n,
-            "flops_predicted_d": cfg.n_fixed,
-            "measured_d_at_n_fixed": cross_d,
-            "attention_cheaper_at_smallest_n": att[0] < rnn[0],
-            "attention_cheaper_at_smallest_d": att_d[0] < rnn_d[0],
-        },
-        "threads": cfg.threads,
-        "seconds": round(time.perf_counter() - t_start, 1),
-        "cpu_seconds": round(time.process_time() - c_start, 1),
-        "loadavg": list(__import__("os").getloadavg()),
+    return {
+        "flops_predicted_n": cfg.d_fixed,
+        "measured_n_at_d_fixed": crossover(list(cfg.ns), att, rnn),
+        "flops_predicted_d": cfg.n_fixed,
+        "measured_d_at_n_fixed": crossover(list(cfg.ds), att_d, rnn_d),
+        "attention_cheaper_at_smallest_n": att[0] < rnn[0],
+        "attention_cheaper_at_smallest_d": att_d[0] < rnn_d[0],
     }
-    _plot_times(rd, metrics, cfg)
-    _plot_paths(rd, table)
-    _plot_table(rd, table, metrics)
-    rd.write_metrics(metrics)
-    return metrics
 
 
 def _plot_times(rd: ResultDir, m: dict[str, Any], cfg: ComplexityConfig) -> None:

@@ -26,10 +26,11 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from wirelab.attention.experiments.common import progress_bar, pyplot, setup
+from wirelab.attention.experiments.common import pyplot, setup
 from wirelab.attention.pooling import AttentionPool, MeanPool
 from wirelab.errors import UsageError
-from wirelab.results import ResultDir
+from wirelab.progress import progress_bar
+from wirelab.results import ResultDir, experiment
 
 METHODS = ("mean", "attn1", "attn4")
 
@@ -152,33 +153,64 @@ def train_one(
     }
 
 
-def run(out: Path | str, cfg: PoolingConfig | None = None) -> dict[str, Any]:
-    cfg = cfg or PoolingConfig()
+def validate(cfg: PoolingConfig) -> None:
+    """One-line `UsageError` for a configuration that cannot run (before any directory exists)."""
     for m in cfg.methods:
         if m not in METHODS:
             raise UsageError(f"unknown pooling method {m!r}; use one of {METHODS}")
     if not cfg.distractors or min(cfg.distractors) < 0:
         raise UsageError("--distractors must be non-negative integers")
+    if not cfg.seeds:
+        raise UsageError("--seeds must be at least 1")
+
+
+def run(cfg: PoolingConfig, out: Path | str, *, overwrite: bool = False) -> dict[str, Any]:
+    """Train every method on bags with every distractor count; write the result directory."""
+    validate(cfg)
     setup(cfg.seeds[0], cfg.threads)
-    rd = ResultDir.create(out, command="wirelab attention pooling", config=asdict(cfg))
+    # MNIST first: a missing data set stops the run before its directory exists
     data = {"train": load_features("train", cfg.train_images), "test": load_features("test")}
+    with experiment(
+        out, command="wirelab attention pooling", config=asdict(cfg), overwrite=overwrite
+    ) as rd:
+        t0, c0 = time.perf_counter(), time.process_time()
+        rows, example_models = _train_all(cfg, data)
+        summary = _summary(cfg, rows)
+        metrics = {
+            "summary": summary,
+            "runs": rows,
+            "seconds": round(time.perf_counter() - t0, 1),
+            "cpu_seconds": round(time.process_time() - c0, 1),
+            "threads": cfg.threads,
+        }
+        _plot_accuracy(rd, summary, cfg)
+        n_ex = sorted(cfg.distractors)[len(cfg.distractors) // 2]
+        _plot_weights(rd, example_models, data["test"], n_ex)
+        return rd.finish(metrics)
+
+
+def _train_all(
+    cfg: PoolingConfig, data: dict[str, tuple[Tensor, Tensor]]
+) -> tuple[list[dict[str, Any]], dict[str, nn.Module]]:
+    """One row per (distractors, seed, method); the models of the first seed at the middle n."""
     rows: list[dict[str, Any]] = []
     example_models: dict[str, nn.Module] = {}
+    n_ex = sorted(cfg.distractors)[len(cfg.distractors) // 2]
     total = len(cfg.methods) * len(cfg.distractors) * len(cfg.seeds) * cfg.steps
-    t0, c0 = time.perf_counter(), time.process_time()
-    with progress_bar(cfg.progress) as bar:
-        task = bar.add_task("pooling: training", total=total)
+    with progress_bar("pooling: training", total, show=cfg.progress) as bar:
         for n in cfg.distractors:
             for seed in cfg.seeds:
                 for method in cfg.methods:
-                    r = train_one(method, n, seed, cfg, data, lambda: bar.advance(task))
+                    r = train_one(method, n, seed, cfg, data, bar.advance)
                     model = r.pop("_model")
-                    if (
-                        seed == cfg.seeds[0]
-                        and n == sorted(cfg.distractors)[len(cfg.distractors) // 2]
-                    ):
+                    if seed == cfg.seeds[0] and n == n_ex:
                         example_models[method] = model
                     rows.append(r)
+    return rows, example_models
+
+
+def _summary(cfg: PoolingConfig, rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Per method and distractor count: accuracy mean and std, weight share on the marked digit."""
     summary: dict[str, dict[str, dict[str, float]]] = {}
     for method in cfg.methods:
         summary[method] = {}
@@ -191,18 +223,7 @@ def run(out: Path | str, cfg: PoolingConfig | None = None) -> dict[str, Any]:
                 "accuracy_std": float(np.std(acc)),
                 "marked_weight_share_mean": float(np.mean(share)),
             }
-    metrics = {
-        "summary": summary,
-        "runs": rows,
-        "seconds": round(time.perf_counter() - t0, 1),
-        "cpu_seconds": round(time.process_time() - c0, 1),
-        "threads": cfg.threads,
-    }
-    _plot_accuracy(rd, summary, cfg)
-    n_ex = sorted(cfg.distractors)[len(cfg.distractors) // 2]
-    _plot_weights(rd, example_models, data["test"], n_ex)
-    rd.write_metrics(metrics)
-    return metrics
+    return summary
 
 
 def _plot_accuracy(rd: ResultDir, summary: dict[str, Any], cfg: PoolingConfig) -> None:

@@ -7,13 +7,22 @@
   float32, maximum residual over p and several k;
 - RoPE: <R_{m+s} q, R_{n+s} k> - <R_m q, R_n k> over random q, k and positions, both layouts,
   float64 and float32; the layout converters;
-- ALiBi slopes for 8 and 12 heads (Press et al. 2022).
+- ALiBi slopes for 8 and 12 heads (Press et al. 2022);
+- every encoding of the registry (`wirelab.attention.positional.ENCODINGS`, or the ones named),
+  through the hook its kind gives: the (T, T) score matrix S[i, j] of one fixed query q at
+  position i and key k at position j, T = min(length, 128), in float64::
+
+      input: S = (q + PE_i) . (k + PE_j) / sqrt(d)      qk: S = (R_i q) . (R_j k) / sqrt(d)
+      bias:  S = q . k / sqrt(d) + b(i, j)
+
+  and its shift residual max |S[i+1, j+1] - S[i, j]|: zero when the score depends on i - j only.
 """
 
 from __future__ import annotations
 
+import math
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -21,13 +30,21 @@ import torch
 
 from wirelab.attention.experiments.common import pyplot, setup
 from wirelab.attention.positional import (
+    BIAS,
+    ENCODINGS,
+    INPUT,
+    QK,
+    PositionalSpec,
     RotaryEmbedding,
     alibi_slopes,
     interleaved_to_half,
     relative_shift_matrix,
     sinusoidal_encoding,
 )
-from wirelab.results import ResultDir
+from wirelab.errors import UsageError
+from wirelab.results import ResultDir, experiment
+
+SCORE_POSITIONS = 128  # T of the per-encoding score matrices (at most the length)
 
 
 @dataclass(frozen=True)
@@ -40,6 +57,7 @@ class PositionalConfig:
     rope_trials: int = 200
     seed: int = 0
     threads: int = 1
+    encodings: tuple[str, ...] | None = None  # registry names; None: every registered one
 
 
 def shift_residual(cfg: PositionalConfig, dtype: torch.dtype) -> dict[str, float]:
@@ -70,10 +88,58 @@ def rope_residual(cfg: PositionalConfig, layout: str, dtype: torch.dtype) -> flo
     return float((scores(m + s, n + s) - scores(m, n)).abs().max())
 
 
-def run(out: Path | str, cfg: PositionalConfig | None = None) -> dict[str, Any]:
-    cfg = cfg or PositionalConfig()
+def score_matrix(name: str, cfg: PositionalConfig) -> tuple[str, torch.Tensor]:
+    """(kind, (T, T) float64 scores S[i, j]) of encoding ``name`` (see the module docstring)."""
+    t = min(cfg.length, SCORE_POSITIONS)
+    enc = ENCODINGS.get(name).build(PositionalSpec(cfg.dim, 1, max_len=t, base=cfg.base))
+    enc = enc.double()
+    gen = torch.Generator().manual_seed(cfg.seed)
+    q, k = torch.randn(2, cfg.dim, generator=gen, dtype=torch.float64)  # (d,) each
+    scale = 1.0 / math.sqrt(cfg.dim)
+    with torch.no_grad():
+        if enc.kind == INPUT:
+            xq, xk = enc(q.expand(1, t, -1), 0)[0], enc(k.expand(1, t, -1), 0)[0]  # (T, d)
+            return enc.kind, xq @ xk.T * scale
+        if enc.kind == QK:
+            rq = enc(q.expand(1, 1, t, -1), offset=0)[0, 0]  # (T, d)
+            rk = enc(k.expand(1, 1, t, -1), offset=0)[0, 0]
+            return enc.kind, rq @ rk.T * scale
+        if enc.kind == BIAS:
+            bias = enc.bias(t, t, causal=False)[0].double()  # (T, T), head 0
+            return enc.kind, (q @ k) * scale + bias
+    raise AssertionError(enc.kind)  # kinds are checked by `validate`
+
+
+def encoding_scores(cfg: PositionalConfig) -> dict[str, tuple[str, torch.Tensor]]:
+    assert cfg.encodings is not None
+    return {name: score_matrix(name, cfg) for name in cfg.encodings}
+
+
+def validate(cfg: PositionalConfig) -> PositionalConfig:
+    """The configuration with its encodings resolved; one-line `UsageError` if it cannot run."""
+    if cfg.dim < 2 or cfg.dim % 2:
+        raise UsageError(f"--dim must be even, got {cfg.dim}")
+    if any(not 0 < k < cfg.length for k in cfg.offsets):
+        raise UsageError(f"offsets must be in (0, --length {cfg.length}), got {cfg.offsets}")
+    names = ENCODINGS.names() if cfg.encodings is None else cfg.encodings
+    for name in names:
+        kind = ENCODINGS.get(name).kind  # an unknown name: one line naming the choices
+        if kind not in (INPUT, QK, BIAS):
+            raise UsageError(f"positional encoding {name!r} has an unknown kind {kind!r}")
+    return replace(cfg, encodings=tuple(names))
+
+
+def run(cfg: PositionalConfig, out: Path | str, *, overwrite: bool = False) -> dict[str, Any]:
+    """Check and draw the encodings; write the result directory ``out``."""
+    cfg = validate(cfg)
     setup(cfg.seed, cfg.threads)
-    rd = ResultDir.create(out, command="wirelab attention positional", config=asdict(cfg))
+    with experiment(
+        out, command="wirelab attention positional", config=asdict(cfg), overwrite=overwrite
+    ) as rd:
+        return _run(cfg, rd)
+
+
+def _run(cfg: PositionalConfig, rd: ResultDir) -> dict[str, Any]:
     t0 = time.perf_counter()
     pe = sinusoidal_encoding(cfg.length, cfg.dim, cfg.base, dtype=torch.float64)
     offsets = torch.arange(0, cfg.length // 2)
@@ -99,10 +165,21 @@ def run(out: Path | str, cfg: PositionalConfig | None = None) -> dict[str, Any]:
         "rope_layout_converter_residual": _converter_residual(cfg),
         "alibi_slopes": {str(h): alibi_slopes(h).tolist() for h in (8, 12)},
     }
+    scores = encoding_scores(cfg)
     metrics["seconds"] = round(time.perf_counter() - t0, 2)
+    per_encoding = {
+        name: {
+            "kind": kind,
+            "positions": s.shape[0],
+            "score_max_abs": float(s.abs().max()),
+            "shift_residual": float((s[1:, 1:] - s[:-1, :-1]).abs().max()),
+        }
+        for name, (kind, s) in scores.items()
+    }
+    metrics["encodings"] = per_encoding
     _plots(rd, pe, offsets, sim_p0, cfg, metrics)
-    rd.write_metrics(metrics)
-    return metrics
+    _plot_scores(rd, scores, per_encoding)
+    return rd.finish(metrics)
 
 
 def _converter_residual(cfg: PositionalConfig) -> float:
@@ -153,3 +230,20 @@ def _plots(
     axes[1].legend(fontsize=8)
     fig.tight_layout()
     rd.save_figure(fig, "similarity_and_shift")
+
+
+def _plot_scores(
+    rd: ResultDir, scores: dict[str, tuple[str, torch.Tensor]], m: dict[str, Any]
+) -> None:
+    if not scores:
+        return
+    plt = pyplot()
+    fig, axes = plt.subplots(1, len(scores), figsize=(3.2 * len(scores), 3.2), squeeze=False)
+    for ax, (name, (kind, s)) in zip(axes[0], scores.items(), strict=True):
+        ax.imshow(s.numpy(), cmap="viridis")
+        ax.set_xlabel("key position j")
+        ax.set_ylabel("query position i")
+        ax.set_title(f"{name} ({kind})\nshift residual {m[name]['shift_residual']:.1e}", fontsize=8)
+    fig.suptitle("score of one fixed q, k pair by position", fontsize=9)
+    fig.tight_layout()
+    rd.save_figure(fig, "encoding_scores")

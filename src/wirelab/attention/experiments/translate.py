@@ -25,9 +25,10 @@ import torch
 import torch.nn.functional as F
 
 from wirelab.attention.blocks import EncoderDecoder
-from wirelab.attention.experiments.common import progress_bar, pyplot, setup
+from wirelab.attention.experiments.common import pyplot, setup
 from wirelab.errors import UsageError
-from wirelab.results import ResultDir
+from wirelab.progress import progress_bar
+from wirelab.results import ResultDir, experiment
 
 MONTHS = [
     *("january", "february", "march", "april", "may", "june"),
@@ -56,8 +57,12 @@ class TranslateConfig:
     progress: bool = True
 
 
+FIRST_DATE, LAST_DATE = dt.date(1900, 1, 1), dt.date(2099, 12, 31)
+N_DATES = (LAST_DATE - FIRST_DATE).days + 1
+
+
 def all_dates() -> list[dt.date]:
-    d, end, out = dt.date(1900, 1, 1), dt.date(2099, 12, 31), []
+    d, end, out = FIRST_DATE, LAST_DATE, []
     while d <= end:
         out.append(d)
         d += dt.timedelta(days=1)
@@ -128,10 +133,25 @@ def evaluate(
     }
 
 
-def run(out: Path | str, cfg: TranslateConfig | None = None) -> dict[str, Any]:
-    cfg = cfg or TranslateConfig()
+def validate(cfg: TranslateConfig) -> None:
+    """One-line `UsageError` for a configuration that cannot run (before any directory exists)."""
+    if cfg.dim % cfg.heads:
+        raise UsageError(f"--dim ({cfg.dim}) must be a multiple of --heads ({cfg.heads})")
+    if not 0 < cfg.test_size < N_DATES // 2:
+        raise UsageError(f"--test-size must be in (0, {N_DATES // 2}), got {cfg.test_size}")
+
+
+def run(cfg: TranslateConfig, out: Path | str, *, overwrite: bool = False) -> dict[str, Any]:
+    """Train on the date task, decode the held-out dates, write the result directory ``out``."""
+    validate(cfg)
     setup(cfg.seed, cfg.threads)
-    rd = ResultDir.create(out, command="wirelab attention translate", config=asdict(cfg))
+    with experiment(
+        out, command="wirelab attention translate", config=asdict(cfg), overwrite=overwrite
+    ) as rd:
+        return _run(cfg, rd)
+
+
+def _run(cfg: TranslateConfig, rd: ResultDir) -> dict[str, Any]:
     train, test = make_split(cfg.seed, cfg.test_size)
     assert not set(train) & set(test)
     tr_src, tr_tgt, _ = tensorize(train)
@@ -147,8 +167,7 @@ def run(out: Path | str, cfg: TranslateConfig | None = None) -> dict[str, Any]:
     gen = torch.Generator().manual_seed(cfg.seed)
     curve: list[dict[str, float]] = []
     t0, c0 = time.perf_counter(), time.process_time()
-    with progress_bar(cfg.progress) as bar:
-        task = bar.add_task("translate: training", total=cfg.steps)
+    with progress_bar("translate: training", cfg.steps, show=cfg.progress) as bar:
         for step in range(1, cfg.steps + 1):
             idx = torch.randint(0, len(train), (cfg.batch,), generator=gen)
             src, tgt = tr_src[idx], tr_tgt[idx]
@@ -160,7 +179,7 @@ def run(out: Path | str, cfg: TranslateConfig | None = None) -> dict[str, Any]:
             torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
             opt.step()
             sched.step()
-            bar.advance(task)
+            bar.advance()
             if step % cfg.eval_every == 0 or step == cfg.steps:
                 ev = evaluate(model, te_src[:500], te_tgt[:500], te_align[:500])
                 curve.append(
@@ -192,8 +211,7 @@ def run(out: Path | str, cfg: TranslateConfig | None = None) -> dict[str, Any]:
     }
     _plot_maps(rd, weights, te_src, pred, metrics)
     _plot_curve(rd, curve)
-    rd.write_metrics(metrics)
-    return metrics
+    return rd.finish(metrics)
 
 
 def _src_text(row: torch.Tensor) -> str:
