@@ -1,24 +1,22 @@
-"""The ``wirelab fly`` commands through a subprocess, on the kinematic body."""
+"""The ``wirelab fly`` commands in-process, on the kinematic body, and a toy body registered by
+a test (one registry line) run through the CLI."""
 
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.clirun import one_line_error, wirelab
 from tests.conftest import requires_larva
+from wirelab.fly.bodies import BODIES
+from wirelab.fly.kinematic import KinematicBody
 
 
-def wirelab(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "wirelab.cli", "fly", *args],
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+def fly(*args: str | Path):  # type: ignore[no-untyped-def]
+    return wirelab("fly", *args)
 
 
 @requires_larva
@@ -28,7 +26,7 @@ def test_stimulate_left_and_right_write_metrics_for_both_normalisations(
     metrics = {}
     for side in ("left", "right"):
         out = tmp_path / side
-        r = wirelab("stimulate", "--side", side, "--duration", "0.2", "--out", str(out))
+        r = fly("stimulate", "--side", side, "--duration", "0.2", "--out", out)
         assert r.returncode == 0, r.stderr
         assert {"config.json", "metrics.json", "trajectory.png", "dn_traces.png"} <= {
             p.name for p in out.iterdir()
@@ -51,19 +49,69 @@ def test_stimulate_left_and_right_write_metrics_for_both_normalisations(
     for m in metrics.values():
         sign = -1 if m["dn_left"] > m["dn_right"] else 1
         assert sign * m["heading_change_deg"] > 0
+    # a finished run is not overwritten unless asked
+    again = ("stimulate", "--side", "left", "--duration", "0.2", "--out", tmp_path / "left")
+    assert fly(*again).returncode == 2
+    assert fly(*again, "--overwrite", "--no-compare").returncode == 0
 
 
-def test_bad_arguments_exit_2_with_one_line() -> None:
-    r = wirelab("stimulate", "--side", "up", "--out", "/tmp/x")
-    assert r.returncode == 2
-    r = wirelab("stimulate", "--side", "left", "--video", "v.mp4", "--out", "/tmp/x")
-    assert r.returncode == 2 and "flygym" in r.stderr
-    r = wirelab("lateralization", "--gains", "a,b", "--out", "/tmp/x")
-    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1
+def test_bad_arguments_exit_2_with_one_line(tmp_path: Path) -> None:
+    out = tmp_path / "x"
+    r = fly("stimulate", "--side", "up", "--out", out)
+    assert r.returncode == 2 and one_line_error(r)
+    r = fly("stimulate", "--side", "left", "--video", "v.mp4", "--out", out)
+    assert r.returncode == 2 and "flygym" in r.stderr and one_line_error(r)
+    r = fly("lateralization", "--gains", "a,b", "--out", out)
+    assert r.returncode == 2 and one_line_error(r)
+    for args in (
+        ("stimulate", "--side", "left", "--duration", "nan"),
+        ("stimulate", "--side", "left", "--gain", "inf"),
+        ("taxis", "--time-limit", "nan"),
+        ("taxis", "--trials", "0"),
+        ("calibrate", "--duration", "-inf"),
+    ):
+        r = fly(*args, "--out", out)
+        assert r.returncode == 2 and one_line_error(r), (args, r.stderr)
+    assert not out.exists()
 
 
 @requires_larva
 @pytest.mark.parametrize("modality", ["sonar"])
 def test_unknown_modality_is_a_usage_error(tmp_path: Path, modality: str, larva: object) -> None:
-    r = wirelab("stimulate", "--side", "left", "--modality", modality, "--out", str(tmp_path))
+    out = tmp_path / "out"
+    r = fly("stimulate", "--side", "left", "--modality", modality, "--out", out)
     assert r.returncode == 2 and "unknown modality" in r.stderr
+    assert not out.exists()  # validated before the result directory
+
+
+class ToyBody(KinematicBody):
+    """A kinematic body that walks twice as fast: a new body is one class plus one line."""
+
+    name = "toy"
+
+    def __init__(self, **kwargs: object) -> None:
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        self.v_gain *= 2
+
+
+@pytest.fixture
+def toy_body() -> Iterator[str]:
+    BODIES.add("toy", ToyBody, "test body")
+    yield "toy"
+    BODIES.remove("toy")
+
+
+@requires_larva
+def test_a_registered_toy_body_runs_through_the_cli(
+    tmp_path: Path, larva: object, toy_body: str
+) -> None:
+    walked = {}
+    for body in ("kinematic", toy_body):
+        out = tmp_path / body
+        args = ("--side", "left", "--duration", "0.2", "--no-compare", "--out", out)
+        r = fly("stimulate", "--body", body, *args)
+        assert r.returncode == 0, r.stderr
+        m = json.loads((out / "metrics.json").read_text())
+        assert m["body"] == body
+        walked[body] = m["displacement_mm"]
+    assert walked[toy_body] == pytest.approx(2 * walked["kinematic"], rel=1e-6)

@@ -8,7 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from wirelab.errors import UsageError
-from wirelab.fly.body import DRIVE_RANGE, make_body
+from wirelab.fly.bodies import make_body
+from wirelab.fly.body import DRIVE_RANGE
 from wirelab.fly.kinematic import KinematicBody
 from wirelab.fly.odor import OdorSource, antenna_positions
 
@@ -101,7 +102,7 @@ def test_bad_input_is_a_usage_error() -> None:
         body.act(np.array([np.nan, 1.0]))
     with pytest.raises(UsageError):
         KinematicBody(dt=0)
-    with pytest.raises(UsageError, match="body must be"):
+    with pytest.raises(UsageError, match="unknown fly body"):
         make_body("robot")
 
 

@@ -8,16 +8,8 @@ import pytest
 from tests.conftest import requires_larva
 from wirelab.errors import UsageError
 from wirelab.fly.controller import ControllerConfig
-from wirelab.fly.taxis import (
-    TaxisConfig,
-    deploy,
-    encode,
-    evaluate,
-    run_study,
-    starts,
-    teacher,
-    wilson,
-)
+from wirelab.fly.taxis import TaxisConfig, deploy, encode, evaluate, starts, teacher, wilson
+from wirelab.fly.taxis_study import run_study
 
 
 def test_teacher_turns_toward_the_stronger_side() -> None:

@@ -5,6 +5,9 @@ The descending signal is flygym's ``HybridTurningController`` action: ``[left, r
 bodies clip it to flygym's action space ``[-0.5, 1.5]``. Equal drives walk straight; a larger
 left drive turns the fly to the right (clockwise seen from above), as in flygym.
 
+The bodies themselves are registered in `wirelab.fly.bodies` (``BODIES``); this module holds
+only the shared types and imports nothing else of ``wirelab.fly``.
+
 Conventions: positions in mm, time in s, heading in rad (counter-clockwise from +x, unwrapped so
 that heading changes can exceed a full turn), odor as ``[left, right]`` antenna intensity.
 """
@@ -13,7 +16,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import Protocol
+from typing import ClassVar, Protocol
 
 import numpy as np
 
@@ -36,10 +39,19 @@ class Observation:
 
 
 class Body(Protocol):
-    """A simulated fly driven by a two-dimensional descending signal."""
+    """A simulated fly driven by a two-dimensional descending signal.
+
+    Class attributes describe what a body can do, so that experiments ask the body instead of
+    testing its name: ``renders_video`` (accepts ``video=PATH`` and ``viewer=True``),
+    ``supports_batch`` (accepts ``batch=B``, ``dt``, ``heading_noise`` and runs ``B`` flies as
+    one), ``tour_duration`` (simulated seconds of the tour step, ``(quick, full)``).
+    """
 
     name: str
     dt: float  # simulated seconds per ``act``
+    renders_video: ClassVar[bool]
+    supports_batch: ClassVar[bool]
+    tour_duration: ClassVar[tuple[float, float]]
 
     def reset(self) -> Observation: ...
 
@@ -64,16 +76,3 @@ def check_signal(signal: np.ndarray, batch: int | None) -> np.ndarray:
 def has_display() -> bool:
     """True when an X11 or Wayland display is available for a live viewer."""
     return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
-
-
-def make_body(name: str, **kwargs: object) -> Body:
-    """``"kinematic"`` or ``"flygym"`` body; keyword arguments go to its constructor."""
-    if name == "kinematic":
-        from wirelab.fly.kinematic import KinematicBody
-
-        return KinematicBody(**kwargs)  # type: ignore[arg-type]
-    if name == "flygym":
-        from wirelab.fly.flygym_body import FlygymBody
-
-        return FlygymBody(**kwargs)  # type: ignore[arg-type]
-    raise UsageError(f"body must be 'kinematic' or 'flygym', not {name!r}")

@@ -19,13 +19,18 @@ antenna offsets (forward, lateral, in the fly frame) are read from flygym's olfa
 from __future__ import annotations
 
 import json
+import math
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from functools import cache
 from importlib import resources
+from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from wirelab.errors import UsageError
 
 DEFAULT_GRID: tuple[tuple[float, float], ...] = (
     (1.0, 1.0),
@@ -166,3 +171,61 @@ def calibrate(
             "date": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         },
     }
+
+
+def parse_grid(text: str) -> tuple[tuple[float, float], ...]:
+    """``"1,1;1.2,0.4"`` -> ``((1.0, 1.0), (1.2, 0.4))``; anything else is a `UsageError`."""
+    try:
+        pairs = tuple((float(a), float(b)) for a, b in (p.split(",") for p in text.split(";") if p))
+    except ValueError:
+        raise UsageError(f"--grid must look like '1,1;1.2,0.4', got {text!r}") from None
+    if not pairs or not all(math.isfinite(v) for p in pairs for v in p):
+        raise UsageError(f"--grid must look like '1,1;1.2,0.4', got {text!r}")
+    return pairs
+
+
+@dataclass(frozen=True)
+class CalibrateConfig:
+    """Seconds per flygym run, seconds dropped at its start, the signal grid ``[(L, R), ...]``,
+    and where to write the calibration JSON besides the result directory (None: nowhere)."""
+
+    duration: float = 0.8
+    settle: float = 0.2
+    grid: tuple[tuple[float, float], ...] = DEFAULT_GRID
+    write: Path | None = None
+
+    def __post_init__(self) -> None:
+        if not (math.isfinite(self.duration) and math.isfinite(self.settle)) or not (
+            self.duration > self.settle >= 0
+        ):
+            raise UsageError("--duration must exceed --settle >= 0")
+        if not self.grid:
+            raise UsageError("--grid needs at least one signal pair")
+
+
+def run(
+    config: CalibrateConfig, out: Path, *, overwrite: bool = False, progress: bool = True
+) -> dict[str, Any]:
+    """`calibrate` into the result directory ``out`` (``metrics.json`` holds what
+    ``calibration.json`` holds), and into ``config.write`` when given. Returns the metrics."""
+    from wirelab.fly.flygym_body import flygym_available
+    from wirelab.progress import progress_bar
+    from wirelab.results import experiment, write_json
+
+    reason = flygym_available()
+    if reason:
+        raise UsageError(reason)
+    cfg = {
+        "duration": config.duration,
+        "settle": config.settle,
+        "grid": [list(p) for p in config.grid],
+        "write": config.write,
+    }
+    with experiment(out, command="wirelab fly calibrate", config=cfg, overwrite=overwrite) as rd:
+        with progress_bar("calibrate (flygym)", total=len(config.grid), show=progress) as bar:
+            result = calibrate(
+                config.grid, config.duration, config.settle, progress=lambda _: bar.advance()
+            )
+        if config.write is not None:
+            write_json(config.write, result)
+        return rd.finish(result)

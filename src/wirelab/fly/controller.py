@@ -47,6 +47,7 @@ class ControllerConfig:
             raise UsageError(f"normalize must be 'row' or 'spectral', not {self.normalize!r}")
         if self.update_steps < 1:
             raise UsageError("update_steps must be >= 1")
+        Units(activation="tanh", leak=self.leak, input_scaling=self.input_gain)  # leak in (0, 1]
 
     @property
     def update_interval(self) -> float:
@@ -85,8 +86,7 @@ class ConnectomeController:
             units=Units(activation="tanh", leak=config.leak, input_scaling=config.input_gain),
             batch=batch,
             dtype=np.float32,
-            # measured here: the fused numba step costs ~30 ms at any batch (thread start-up),
-            # the scipy path ~1.3 ms at B=1 and ~190 ms at B=100 -> scipy for small batches
+            # the fused step has a fixed start-up cost per call: scipy for small batches
             backend="scipy" if batch < 32 else "auto",
             settings={"normalize": config.normalize, "modality": config.modality},
         )

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -67,6 +67,9 @@ class FlygymBody:
     """
 
     name = "flygym"
+    renders_video: ClassVar[bool] = True
+    supports_batch: ClassVar[bool] = False
+    tour_duration: ClassVar[tuple[float, float]] = (0.06, 0.3)
 
     def __init__(
         self,

@@ -16,6 +16,8 @@ All state is ``(B,)``/``(B, 2)`` numpy so thousands of trials run as one batch.
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import numpy as np
 
 from wirelab.errors import UsageError
@@ -39,6 +41,9 @@ class KinematicBody:
     """
 
     name = "kinematic"
+    renders_video: ClassVar[bool] = False
+    supports_batch: ClassVar[bool] = True
+    tour_duration: ClassVar[tuple[float, float]] = (0.5, 2.0)
 
     def __init__(
         self,

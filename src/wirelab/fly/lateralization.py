@@ -17,17 +17,22 @@ and ``spectral``), every gain and every replicate advance together in one batche
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 
 from wirelab.data.connectome import Connectome
-from wirelab.fly.populations import input_neurons
+from wirelab.errors import UsageError
+from wirelab.fly.populations import input_neurons, modalities
 from wirelab.fly.stimulate import lateralization_index
+from wirelab.progress import progress_bar
 from wirelab.reservoir import Reservoir, Units, normalize
+from wirelab.results import experiment
 
 
 @dataclass(frozen=True)
@@ -192,3 +197,89 @@ def build_models(
         for norm in normalizations
         for name, i, w in raw
     ]
+
+
+@dataclass(frozen=True)
+class LateralizationConfig:
+    """The study's grid: modalities (``("all-known",)``: every modality plus ``all``), input
+    gains, normalisations, ``nulls`` degree-preserving nulls, ``boot`` bootstrap replicates and
+    ``steps`` reservoir updates (alpha 1, leak 1)."""
+
+    modalities: tuple[str, ...] = ("all-known",)
+    gains: tuple[float, ...] = (0.5, 1.0, 2.0)
+    normalizations: tuple[str, ...] = ("row", "spectral")
+    nulls: int = 5
+    boot: int = 100
+    steps: int = 20
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        if not self.gains or self.nulls < 0 or self.boot < 0 or self.steps < 1:
+            raise UsageError("need at least one gain, --nulls >= 0, --boot >= 0, --steps >= 1")
+        if not all(np.isfinite(self.gains)):
+            raise UsageError("gains must be finite numbers")
+        bad = [n for n in self.normalizations if n not in ("row", "spectral")]
+        if bad or not self.normalizations:
+            raise UsageError(f"normalizations must be row and/or spectral, not {bad}")
+
+    def resolve_modalities(self, con: Connectome) -> list[str]:
+        """The modalities to test; an unknown one is a one-line `UsageError`."""
+        if tuple(self.modalities) == ("all-known",):
+            return ["all", *modalities(con)]
+        mods = [m.strip() for m in self.modalities if m.strip()]
+        if not mods:
+            raise UsageError("need at least one modality")
+        for m in mods:
+            input_neurons(con, m, "left")
+        return mods
+
+
+def run(
+    config: LateralizationConfig,
+    out: Path,
+    *,
+    overwrite: bool = False,
+    con: Connectome | None = None,
+    progress: bool = True,
+) -> dict[str, Any]:
+    """The study into the result directory ``out``: ``metrics.json`` (``summary`` per modality x
+    gain x normalisation, every row under ``results``) and one figure per normalisation."""
+    from wirelab.fly.plots import lateralization as lat_plot
+
+    if con is None:
+        from wirelab.data import load_larva
+
+        con = load_larva()
+    mods = config.resolve_modalities(con)
+    norms = list(config.normalizations)
+    run_config = {
+        "modalities": mods,
+        "gains": list(config.gains),
+        "normalizations": norms,
+        "nulls": config.nulls,
+        "boot": config.boot,
+        "steps": config.steps,
+        "seed": config.seed,
+        "alpha": 1.0,
+        "leak": 1.0,
+    }
+    with experiment(
+        out, command="wirelab fly lateralization", config=run_config, overwrite=overwrite
+    ) as rd:
+        t0 = time.perf_counter()
+        models = build_models(con, norms, config.nulls, seed=config.seed)
+        with progress_bar("lateralisation", total=len(mods), show=progress) as bar:
+            rows = study(
+                con,
+                models,
+                mods,
+                list(config.gains),
+                n_boot=config.boot,
+                steps=config.steps,
+                seed=config.seed,
+                progress=lambda mod: bar.advance(),
+            )
+        summary = summarize(rows)
+        for n in norms:
+            rd.save_figure(lat_plot(summary, n), f"lateralization_{n}")
+        return rd.finish({"summary": summary, "results": rows, "wall_s": time.perf_counter() - t0})

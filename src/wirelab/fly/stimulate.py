@@ -16,8 +16,7 @@ from __future__ import annotations
 import dataclasses
 import time
 from collections.abc import Callable
-from contextlib import AbstractContextManager, nullcontext
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -25,10 +24,12 @@ import numpy as np
 
 from wirelab.data.connectome import Connectome
 from wirelab.errors import UsageError
-from wirelab.fly.body import make_body
+from wirelab.fly.bodies import body_class, renderers
 from wirelab.fly.controller import ConnectomeController, ControllerConfig
 from wirelab.fly.loop import Trace, run_loop
 from wirelab.fly.mapping import FixedMapping
+from wirelab.progress import progress_bar
+from wirelab.results import experiment
 
 STIMULI = {"left": (1.0, 0.0), "right": (0.0, 1.0), "both": (1.0, 1.0)}
 
@@ -63,11 +64,12 @@ def stimulate(
         raise UsageError(f"side must be one of {', '.join(STIMULI)}, not {side!r}")
     stim = np.array([STIMULI[side]])  # (1, 2)
     controller = ConnectomeController(con, config, batch=1)
+    cls = body_class(body)
     kwargs: dict[str, Any] = {"seed": seed}
-    if body == "flygym":
+    if cls.renders_video:
         kwargs["video"] = video
         kwargs["viewer"] = viewer
-    b = make_body(body, **kwargs)
+    b = cls(**kwargs)
     try:
         trace = run_loop(
             b,
@@ -106,81 +108,116 @@ def summarize(trace: Trace) -> dict[str, float]:
     }
 
 
-def run_experiment(
-    out: Path,
-    side: str,
-    config: ControllerConfig,
-    mapping: FixedMapping,
-    body: str = "kinematic",
-    duration: float = 1.0,
-    video: Path | None = None,
-    viewer: bool = False,
-    compare: bool = True,
-    seed: int = 0,
-    con: Connectome | None = None,
-    progress_factory: Callable[[str], AbstractContextManager[Any]] | None = None,
-) -> dict[str, Any]:
-    """`stimulate` with ``config.normalize`` (and the other normalisation when ``compare``),
-    written to the result directory ``out``: trajectory and DN-trace plots, the video
-    (flygym; default ``out/video.mp4``) and ``metrics.json``. Returns the metrics."""
-    from wirelab.fly.plots import dn_traces, trajectories
-    from wirelab.results import ResultDir
+@dataclass(frozen=True)
+class StimulateConfig:
+    """One `stimulate` experiment: which side, which body, how long, and which normalisations.
 
-    if duration <= 0:
-        raise UsageError("duration must be > 0")
+    ``video`` defaults to ``OUT/video.mp4`` on a body that renders (flygym); ``compare`` also runs
+    the normalisation that ``controller.normalize`` is not.
+    """
+
+    side: str
+    controller: ControllerConfig = field(default_factory=ControllerConfig)
+    mapping: FixedMapping = field(default_factory=FixedMapping)
+    body: str = "kinematic"
+    duration: float = 1.0
+    video: Path | None = None
+    viewer: bool = False
+    compare: bool = True
+    seed: int = 0
+
+    @property
+    def normalizations(self) -> list[str]:
+        norms = [self.controller.normalize]
+        if self.compare:
+            norms += [n for n in ("row", "spectral") if n != self.controller.normalize]
+        return norms
+
+    def validate(self) -> None:
+        """One-line `UsageError` for a bad side, body, duration or a video on a body without one."""
+        if self.side not in STIMULI:
+            raise UsageError(f"side must be one of {', '.join(STIMULI)}, not {self.side!r}")
+        if not (self.duration > 0 and np.isfinite(self.duration)):
+            raise UsageError("duration must be > 0")
+        if (self.video or self.viewer) and not body_class(self.body).renders_video:
+            raise UsageError(
+                f"--video and --viewer need a body that renders: --body {' or '.join(renderers())}"
+            )
+
+
+def run(
+    config: StimulateConfig,
+    out: Path,
+    *,
+    overwrite: bool = False,
+    con: Connectome | None = None,
+    progress: bool = True,
+) -> dict[str, Any]:
+    """`stimulate` with ``config.controller.normalize`` (and the other one when ``compare``),
+    written to the result directory ``out``: trajectory and DN-trace plots, the video (a body
+    that renders; default ``out/video.mp4``) and ``metrics.json``. Returns the metrics.
+
+    ``con`` is the connectome (the larva's when None).
+    """
+    from wirelab.fly.plots import dn_traces, trajectories
+    from wirelab.fly.populations import Populations
+
+    config.validate()
+    ctrl = config.controller
+    body = config.body
+    cls = body_class(body)
     if con is None:
         from wirelab.data import load_larva
 
         con = load_larva()
-    norms = [config.normalize]
-    if compare:
-        norms += [n for n in ("row", "spectral") if n != config.normalize]
-    if body == "flygym" and video is None:
+    Populations.build(con, ctrl.modality, ctrl.readout)  # unknown modality: fail before the run
+    norms = config.normalizations
+    video = config.video
+    if cls.renders_video and video is None:
         video = Path(out) / "video.mp4"
-    rd = ResultDir.create(
-        out,
-        command="wirelab fly stimulate",
-        config={
-            "side": side,
-            "normalizations": norms,
-            "duration": duration,
-            "body": body,
-            "video": video,
-            "mapping": dataclasses.asdict(mapping),
-            "seed": seed,
-            "controller": config.to_dict(),
-        },
-    )
-    t0 = time.perf_counter()
-    runs: dict[str, StimulationRun] = {}
-    for n in norms:
-        ctx = progress_factory(f"{body} {n} {side}") if progress_factory else nullcontext(None)
-        with ctx as prog:
-            runs[n] = stimulate(
-                con,
-                side,
-                dataclasses.replace(config, normalize=n),
-                mapping,
-                body,
-                duration,
-                video=video if n == config.normalize else None,
-                seed=seed,
-                progress=prog,
-                viewer=viewer and n == config.normalize,
-            )
-    traces = {f"{n} normalisation": r.trace for n, r in runs.items()}
-    title = f"{body}: {config.modality} {side} stimulation"
-    rd.save_figure(trajectories(traces, title), "trajectory")
-    rd.save_figure(dn_traces(traces, f"DN-VNC activity, {config.modality} {side}"), "dn_traces")
-    metrics: dict[str, Any] = {
-        **runs[config.normalize].metrics,
-        "side": side,
-        "normalize": config.normalize,
+    run_config = {
+        "side": config.side,
+        "normalizations": norms,
+        "duration": config.duration,
         "body": body,
-        "by_normalization": {n: r.metrics for n, r in runs.items()},
-        "wall_s": time.perf_counter() - t0,
+        "video": video,
+        "mapping": dataclasses.asdict(config.mapping),
+        "seed": config.seed,
+        "controller": ctrl.to_dict(),
     }
-    if body == "flygym" and video is not None:
-        metrics["video"] = str(video)
-    rd.write_metrics(metrics)
-    return metrics
+    with experiment(
+        out, command="wirelab fly stimulate", config=run_config, overwrite=overwrite
+    ) as rd:
+        t0 = time.perf_counter()
+        runs: dict[str, StimulationRun] = {}
+        for n in norms:
+            with progress_bar(f"{body} {n} {config.side}", show=progress) as bar:
+                runs[n] = stimulate(
+                    con,
+                    config.side,
+                    dataclasses.replace(ctrl, normalize=n),
+                    config.mapping,
+                    body,
+                    config.duration,
+                    video=video if n == ctrl.normalize else None,
+                    seed=config.seed,
+                    progress=bar,
+                    viewer=config.viewer and n == ctrl.normalize,
+                )
+        traces = {f"{n} normalisation": r.trace for n, r in runs.items()}
+        title = f"{body}: {ctrl.modality} {config.side} stimulation"
+        rd.save_figure(trajectories(traces, title), "trajectory")
+        rd.save_figure(
+            dn_traces(traces, f"DN-VNC activity, {ctrl.modality} {config.side}"), "dn_traces"
+        )
+        metrics: dict[str, Any] = {
+            **runs[ctrl.normalize].metrics,
+            "side": config.side,
+            "normalize": ctrl.normalize,
+            "body": body,
+            "by_normalization": {n: r.metrics for n, r in runs.items()},
+            "wall_s": time.perf_counter() - t0,
+        }
+        if cls.renders_video and video is not None:
+            metrics["video"] = str(video)
+        return rd.finish(metrics)

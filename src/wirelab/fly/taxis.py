@@ -116,9 +116,12 @@ def _steer(cfg: TaxisConfig, s: np.ndarray) -> np.ndarray:
     )
 
 
-def kinematic_body(cfg: TaxisConfig, n: int, seed: int) -> KinematicBody:
+def kinematic_body(
+    cfg: TaxisConfig, n: int, seed: int, cls: type[Body] = KinematicBody
+) -> KinematicBody:
+    """A batch of ``n`` flies (a body class with ``supports_batch``) at random starts."""
     xy, heading = starts(cfg, n, seed)
-    return KinematicBody(
+    return cls(  # type: ignore[call-arg, return-value]
         batch=n,
         dt=cfg.body_dt,
         start_xy=xy,
@@ -270,111 +273,3 @@ def wilson(successes: int, n: int, z: float = 1.96) -> tuple[float, float]:
     mid = (p + z**2 / (2 * n)) / den
     half = z * np.sqrt(p * (1 - p) / n + z**2 / (4 * n**2)) / den
     return (float(max(0.0, mid - half)), float(min(1.0, mid + half)))
-
-
-def _flygym_trials(
-    cfg: TaxisConfig,
-    policy: str,
-    con: Connectome,
-    ctrl_cfg: ControllerConfig,
-    mapping: LinearMapping | None,
-    video: Any,
-) -> tuple[Trace, dict[str, Any]]:
-    """Sequential flygym test trials (same random starts as the kinematic batch)."""
-    from wirelab.fly.flygym_body import FlygymBody
-
-    xy, heading = starts(cfg, cfg.trials, cfg.seed)
-    results, traces = [], []
-    for i in range(cfg.trials):
-        body = FlygymBody(
-            start_xy=(float(xy[i, 0]), float(xy[i, 1])),
-            start_heading=float(heading[i]),
-            odor=source(cfg),
-            seed=cfg.seed + i,
-            video=video if (video and i == 0) else None,
-        )
-        tr, res = deploy(cfg, policy, con, ctrl_cfg, mapping, body=body)
-        traces.append(tr)
-        results.append(res)
-    succ = [r["success"][0] for r in results]
-    merged = Trace(
-        time=traces[0].time,
-        position=np.concatenate([t.position[: len(traces[0].time)] for t in traces], axis=1),
-        heading=np.concatenate([t.heading[: len(traces[0].time)] for t in traces], axis=1),
-        inputs=np.concatenate([t.inputs for t in traces], axis=1),
-        signal=np.concatenate([t.signal for t in traces], axis=1),
-        dn=np.concatenate([t.dn for t in traces], axis=1),
-        extra={"final_position": np.concatenate([t.extra["final_position"] for t in traces])},
-    )
-    eff = [r["path_efficiency"] for r in results if r["path_efficiency"] is not None]
-    tts = [r["time_to_source_s"] for r in results if r["time_to_source_s"] is not None]
-    return merged, {
-        "trials": cfg.trials,
-        "successes": int(sum(succ)),
-        "success_rate": float(np.mean(succ)),
-        "path_efficiency": float(np.mean(eff)) if eff else None,
-        "time_to_source_s": float(np.mean(tts)) if tts else None,
-        "final_distance_mm": float(np.mean([r["final_distance_mm"] for r in results])),
-        "success": succ,
-    }
-
-
-def run_study(
-    con: Connectome,
-    ctrl_cfg: ControllerConfig,
-    cfg: TaxisConfig,
-    n_nulls: int = 3,
-    mirror: bool = True,
-    body: str = "kinematic",
-    video: Any = None,
-    progress: Callable[[float], None] | None = None,
-) -> tuple[list[dict[str, Any]], dict[str, Trace]]:
-    """Baselines, teacher, the connectome and its nulls: train (kinematic) then test.
-
-    Returns tidy rows (one per condition) and the test traces by condition.
-    """
-    from wirelab.fly.nulls import degree_preserving, mirrored
-
-    models: list[tuple[str, sp.spmatrix | None]] = [("connectome", None)]
-    if mirror:
-        models.append(("mirror", mirrored(con)))
-    models += [(f"degree-null-{i}", degree_preserving(con, cfg.seed + i)) for i in range(n_nulls)]
-    baselines = ["teacher", "constant", "random"]
-    total = len(baselines) + 2 * len(models)
-    done = 0
-
-    def tick() -> None:
-        nonlocal done
-        done += 1
-        if progress:
-            progress(done / total)
-
-    rows: list[dict[str, Any]] = []
-    traces: dict[str, Trace] = {}
-
-    def test(name: str, policy: str, mapping: LinearMapping | None, w: Any) -> dict[str, Any]:
-        if body == "flygym":
-            if w is not None:
-                raise UsageError("flygym taxis tests the connectome and the baselines only")
-            tr, res = _flygym_trials(cfg, policy, con, ctrl_cfg, mapping, video)
-        else:
-            tr, res = deploy(cfg, policy, con, ctrl_cfg, mapping, weights=w)
-        traces[name] = tr
-        res = {"condition": name, "body": body, **res}
-        res["success_ci"] = wilson(res["successes"], res["trials"])
-        return res
-
-    for name in baselines:
-        rows.append(test(name, name, None, None))
-        tick()
-    for name, w in models:
-        mapping, info = train_readout(con, ctrl_cfg, cfg, weights=w)
-        tick()
-        if body == "flygym" and w is not None:
-            tick()
-            continue
-        row = test(name, "reservoir", mapping, w)
-        row.update({"train_r2": info["train_r2"], "ridge": info["ridge"]})
-        rows.append(row)
-        tick()
-    return rows, traces
