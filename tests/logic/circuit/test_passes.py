@@ -5,12 +5,11 @@ import pytest
 from hypothesis import given, settings
 
 from tests.logic.circuit.conftest import all_input_bits, circuits, reference_outputs
-from wirelab.logic.circuit.ir import Circuit
+from wirelab.logic.circuit.ir import Circuit, live_mask
 from wirelab.logic.circuit.passes import (
     PASSES,
     eliminate_dead,
     fold_constants,
-    live_mask,
     push_inverters,
     remove_passthrough,
     simplify,

@@ -1,15 +1,21 @@
-"""Build the generated C with the system compiler and call it from Python through ctypes."""
+"""Build the generated C with the system compiler and call it from Python through ctypes.
+
+`build` generates, compiles and loads; `write_build_info` records a build in ``build.json``
+(written after the library) and `load_compiled` loads it again from there.
+"""
 
 from __future__ import annotations
 
 import ctypes
 import hashlib
+import json
 import os
 import resource
 import subprocess
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -17,8 +23,9 @@ from wirelab.errors import UsageError
 from wirelab.logic.circuit.c_backend import CSources, generate_c
 from wirelab.logic.circuit.groupsum import decode_counts
 from wirelab.logic.circuit.ir import Circuit
-from wirelab.logic.circuit.pack import num_words, pack_bits, unpack_bits
-from wirelab.logic.circuit.tools import ToolError, require
+from wirelab.logic.circuit.pack import num_words, pack_bits, unpack_bits, word_dtype
+from wirelab.logic.circuit.tools import ToolError, require, write_text
+from wirelab.results import write_json
 
 
 def find_cc() -> str:
@@ -26,12 +33,8 @@ def find_cc() -> str:
 
 
 def write_sources(src: CSources, out_dir: Path) -> list[Path]:
-    out_dir.mkdir(parents=True, exist_ok=True)
-    paths = []
-    for name, text in src.files.items():
-        (out_dir / name).write_text(text)
-        paths.append(out_dir / name)
-    return paths
+    """Write every file of ``src`` into ``out_dir``, each atomically."""
+    return [write_text(out_dir / name, text) for name, text in src.files.items()]
 
 
 @dataclass
@@ -85,11 +88,15 @@ def compile_shared(
             objects.append(obj)
         proc, c_file = running.pop(0)
         reap(proc, c_file)
+    # Linked under a temporary name and renamed: the library path never holds a partial file.
+    tmp = lib.with_name(f".{lib.name}.tmp")
     link = subprocess.run(
-        [cc, "-shared", *flags, "-o", str(lib), *map(str, objects)], capture_output=True, text=True
+        [cc, "-shared", *flags, "-o", str(tmp), *map(str, objects)], capture_output=True, text=True
     )
     if link.returncode != 0:
+        tmp.unlink(missing_ok=True)
         raise ToolError(f"linking {lib.name} failed: {link.stderr.strip()[:200]}")
+    os.replace(tmp, lib)
     r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
     return CompiledC(lib, time.perf_counter() - t0, flags, jobs, cpu)
@@ -122,8 +129,6 @@ class CLibrary:
 
     @property
     def _lane_dtype(self) -> type[np.unsignedinteger]:
-        from wirelab.logic.circuit.pack import word_dtype
-
         return word_dtype(self.src.word_bits)
 
     def forward_bits(self, bits: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -152,24 +157,21 @@ class CLibrary:
         at build time)."""
         if self._classify_u8 is None:
             raise UsageError("this library was built without pixel_scale (no wl_classify_u8)")
-        px = np.ascontiguousarray(np.asarray(pixels, dtype=np.uint8).reshape(len(pixels), -1))
-        if px.shape[1] != self.num_features:
-            raise UsageError(f"expected {self.num_features} pixels, got {px.shape[1]}")
-        pred = np.zeros(len(px), dtype=np.int32)
-        counts = np.zeros((len(px), self.num_classes), dtype=np.int32)
-        if len(px):
-            self._classify_u8(px, len(px), pred, counts)
-        return pred, counts
+        return self._run_classifier(self._classify_u8, pixels, np.uint8, "pixels")
 
     def classify(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``(B, F)`` features -> ``(B,)`` predicted class and ``(B, C)`` counts (in C)."""
-        x = np.ascontiguousarray(np.asarray(x, dtype=np.float64).reshape(len(x), -1))
-        if x.shape[1] != self.num_features:
-            raise UsageError(f"expected {self.num_features} input features, got {x.shape[1]}")
-        pred = np.zeros(len(x), dtype=np.int32)
-        counts = np.zeros((len(x), self.num_classes), dtype=np.int32)
-        if len(x):
-            self._classify(x, len(x), pred, counts)
+        return self._run_classifier(self._classify, x, np.float64, "input features")
+
+    def _run_classifier(self, fn: Any, x: np.ndarray, dtype: type, what: str
+                        ) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+        data = np.ascontiguousarray(np.asarray(x, dtype=dtype).reshape(len(x), -1))
+        if data.shape[1] != self.num_features:
+            raise UsageError(f"expected {self.num_features} {what}, got {data.shape[1]}")
+        pred = np.zeros(len(data), dtype=np.int32)
+        counts = np.zeros((len(data), self.num_classes), dtype=np.int32)
+        if len(data):
+            fn(data, len(data), pred, counts)
         return pred, counts
 
 
@@ -194,13 +196,36 @@ def build(
         heads=heads, pixel_scale=pixel_scale,
     )  # fmt: skip
     built = compile_shared(src, Path(out_dir), opt=opt, extra_flags=extra_flags, jobs=jobs)
+    return load_library(built.library, src, circuit), built
+
+
+def load_library(library: Path, src: CSources, circuit: Circuit) -> CLibrary:
+    """Load ``library``, built from ``src`` (the C of ``circuit``)."""
     feats = circuit.thresholds.shape[0] if circuit.thresholds.size else circuit.num_inputs
-    lib = CLibrary(
-        built.library,
-        src,
-        num_inputs=circuit.num_inputs,
-        num_outputs=circuit.num_outputs,
-        num_classes=circuit.num_classes,
-        num_features=feats,
-    )
-    return lib, built
+    return CLibrary(library, src, num_inputs=circuit.num_inputs,
+                    num_outputs=circuit.num_outputs, num_classes=circuit.num_classes,
+                    num_features=feats)  # fmt: skip
+
+
+BUILD_INFO = "build.json"
+
+
+def write_build_info(out_dir: Path, built: CompiledC, *, word_bits: int, lanes: int,
+                     opt: str) -> Path:  # fmt: skip
+    """``build.json``, written after the library: what `load_compiled` needs to reload it."""
+    return write_json(out_dir / BUILD_INFO, {"word_bits": word_bits, "lanes": lanes, "opt": opt,
+                      "flags": list(built.flags), "seconds": built.seconds,
+                      "library": built.library.name})  # fmt: skip
+
+
+def load_compiled(out_dir: Path, circuit: Circuit) -> CLibrary:
+    """The library that ``wirelab logic compile`` built for ``circuit`` in ``out_dir``."""
+    info_path = out_dir / BUILD_INFO
+    info = json.loads(info_path.read_text()) if info_path.is_file() else {}
+    lib_path = out_dir / str(info.get("library", "-"))
+    if not lib_path.is_file():
+        raise UsageError(
+            f"{out_dir.parent} has no compiled C library; run 'wirelab logic compile' first"
+        )
+    src = generate_c(circuit, word_bits=info["word_bits"], lanes=info["lanes"])
+    return load_library(lib_path, src, circuit)

@@ -2,6 +2,8 @@
 (GroupSum) and the binarisation, batch and classification drivers. ``PFX`` is replaced by the
 symbol prefix (``wl``), ``UPF`` by its upper-case form."""
 
+from string import Template
+
 POPCOUNT = r"""
 /* Bit-sliced popcount of n words into UPF_COUNT_BITS words (LSB first): a carry-save tree
  * built on line. Up to two words wait at each weight j; a third one triggers a full adder
@@ -33,7 +35,40 @@ static void PFX_popcount(const PFX_word *x, long n, PFX_word *cnt) {
 """
 
 
-DRIVERS = r"""
+# The float and 8-bit input paths share their code: one template each for binarisation and
+# classification, filled in with the input type, the names and the comparison of each path.
+_BINARIZE = Template(r"""void PFX_binarize$suffix(const $type *$arr, long n, PFX_word *in) {
+    memset(PFX_bin_buf, 0, sizeof PFX_bin_buf);
+    for (long s = 0; s < n; s++) {
+        const $type *$row = $arr + s * UPF_NUM_FEATURES;
+        long lane = s / UPF_WORD_BITS;
+        PFX_lane bit = (PFX_lane)((PFX_lane)1 << (s % UPF_WORD_BITS));
+        for (long i = 0; i < UPF_NUM_INPUTS; i++)
+            PFX_bin_buf[i][lane] |= (PFX_lane)(bit & (PFX_lane)(0 - (PFX_lane)(
+                $test)));
+    }
+    memcpy(in, PFX_bin_buf, sizeof PFX_bin_buf);
+}""")
+
+_CLASSIFY = Template(
+    r"""long PFX_classify$suffix(const $type *$arr, long n, int32_t *pred, int32_t *counts) {
+    for (long s0 = 0; s0 < n; s0 += UPF_SAMPLES_PER_WORD) {
+        long m = n - s0 < UPF_SAMPLES_PER_WORD ? n - s0 : UPF_SAMPLES_PER_WORD;
+        PFX_binarize$suffix($arr + s0 * UPF_NUM_FEATURES, m, PFX_in_buf);
+        PFX_eval(PFX_in_buf, PFX_out_buf, PFX_cnt_buf, PFX_work_buf);
+        PFX_decode(s0, m, pred, counts);
+    }
+    return n;
+}"""
+)
+
+_FLOAT = {"suffix": "", "type": "double", "arr": "x", "row": "xs",
+          "test": "xs[i / UPF_THERMOMETER] > PFX_thr[i]"}  # fmt: skip
+_PIXELS = {"suffix": "_u8", "type": "uint8_t", "arr": "px", "row": "ps",
+           "test": "(uint16_t)ps[i / UPF_THERMOMETER] >= PFX_pmin[i]"}  # fmt: skip
+
+DRIVERS = (
+    r"""
 static PFX_word PFX_work_buf[UPF_WORK_WORDS];
 static PFX_word PFX_in_buf[UPF_NUM_INPUTS > 0 ? UPF_NUM_INPUTS : 1];
 static PFX_word PFX_out_buf[UPF_NUM_OUTPUTS > 0 ? UPF_NUM_OUTPUTS : 1];
@@ -42,34 +77,16 @@ static PFX_word PFX_cnt_buf[UPF_NUM_CLASSES * UPF_COUNT_BITS];
 static PFX_lane PFX_bin_buf[UPF_NUM_INPUTS > 0 ? UPF_NUM_INPUTS : 1][UPF_LANES];
 
 /* Sample-major: each sample's features are read in order (x is row-major (n, F)). */
-void PFX_binarize(const double *x, long n, PFX_word *in) {
-    memset(PFX_bin_buf, 0, sizeof PFX_bin_buf);
-    for (long s = 0; s < n; s++) {
-        const double *xs = x + s * UPF_NUM_FEATURES;
-        long lane = s / UPF_WORD_BITS;
-        PFX_lane bit = (PFX_lane)((PFX_lane)1 << (s % UPF_WORD_BITS));
-        for (long i = 0; i < UPF_NUM_INPUTS; i++)
-            PFX_bin_buf[i][lane] |= (PFX_lane)(bit & (PFX_lane)(0 - (PFX_lane)(
-                xs[i / UPF_THERMOMETER] > PFX_thr[i])));
-    }
-    memcpy(in, PFX_bin_buf, sizeof PFX_bin_buf);
-}
+"""
+    + _BINARIZE.substitute(_FLOAT)
+    + r"""
 
 #ifdef UPF_HAVE_PIXELS
 /* 8-bit pixels: bit i = pixel[i / T] >= PFX_pmin[i], exactly the float comparison above for
  * inputs preprocessed as float32(pixel) / float32(UPF_PIXEL_SCALE). */
-void PFX_binarize_u8(const uint8_t *px, long n, PFX_word *in) {
-    memset(PFX_bin_buf, 0, sizeof PFX_bin_buf);
-    for (long s = 0; s < n; s++) {
-        const uint8_t *ps = px + s * UPF_NUM_FEATURES;
-        long lane = s / UPF_WORD_BITS;
-        PFX_lane bit = (PFX_lane)((PFX_lane)1 << (s % UPF_WORD_BITS));
-        for (long i = 0; i < UPF_NUM_INPUTS; i++)
-            PFX_bin_buf[i][lane] |= (PFX_lane)(bit & (PFX_lane)(0 - (PFX_lane)(
-                (uint16_t)ps[i / UPF_THERMOMETER] >= PFX_pmin[i])));
-    }
-    memcpy(in, PFX_bin_buf, sizeof PFX_bin_buf);
-}
+"""
+    + _BINARIZE.substitute(_PIXELS)
+    + r"""
 #endif
 
 long PFX_eval_batch(const PFX_word *in, long nwords, PFX_word *out, PFX_word *counts) {
@@ -101,25 +118,9 @@ static void PFX_decode(long s0, long m, int32_t *pred, int32_t *counts) {
     }
 }
 
-long PFX_classify(const double *x, long n, int32_t *pred, int32_t *counts) {
-    for (long s0 = 0; s0 < n; s0 += UPF_SAMPLES_PER_WORD) {
-        long m = n - s0 < UPF_SAMPLES_PER_WORD ? n - s0 : UPF_SAMPLES_PER_WORD;
-        PFX_binarize(x + s0 * UPF_NUM_FEATURES, m, PFX_in_buf);
-        PFX_eval(PFX_in_buf, PFX_out_buf, PFX_cnt_buf, PFX_work_buf);
-        PFX_decode(s0, m, pred, counts);
-    }
-    return n;
-}
-
-#ifdef UPF_HAVE_PIXELS
-long PFX_classify_u8(const uint8_t *px, long n, int32_t *pred, int32_t *counts) {
-    for (long s0 = 0; s0 < n; s0 += UPF_SAMPLES_PER_WORD) {
-        long m = n - s0 < UPF_SAMPLES_PER_WORD ? n - s0 : UPF_SAMPLES_PER_WORD;
-        PFX_binarize_u8(px + s0 * UPF_NUM_FEATURES, m, PFX_in_buf);
-        PFX_eval(PFX_in_buf, PFX_out_buf, PFX_cnt_buf, PFX_work_buf);
-        PFX_decode(s0, m, pred, counts);
-    }
-    return n;
-}
-#endif
 """
+    + _CLASSIFY.substitute(_FLOAT)
+    + "\n\n#ifdef UPF_HAVE_PIXELS\n"
+    + _CLASSIFY.substitute(_PIXELS)
+    + "\n#endif\n"
+)

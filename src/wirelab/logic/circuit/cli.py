@@ -1,7 +1,9 @@
 """``wirelab logic compile | verify | synth RUN_DIR``: the circuit tools on a trained run.
 
-`register` adds the commands to the ``wirelab logic`` group (called by `wirelab.logic.cli`);
-``python -m wirelab.logic.circuit.cli`` runs them on their own.
+`register` adds the commands to the ``wirelab logic`` group (called by `wirelab.logic.cli`). Each
+command parses its options and calls one function of `wirelab.logic.circuit.rundir`, which alone
+writes into the run directory; the back ends and synthesis targets offered are the registries
+`wirelab.logic.circuit.backends.BACKENDS` and `wirelab.logic.circuit.synth.TARGETS`.
 """
 
 from __future__ import annotations
@@ -13,7 +15,10 @@ from typing import Any
 import click
 from rich.console import Console
 
+from wirelab.logic.circuit.backends import BACKENDS
+from wirelab.logic.circuit.rundir import compile_run, synth_run, verify_run
 from wirelab.logic.circuit.synth import TARGETS
+from wirelab.registry import RegistryChoice
 
 _console = Console(stderr=True)
 
@@ -30,6 +35,16 @@ def _echo(obj: Any, as_json: bool, lines: list[str]) -> None:
             click.echo(ln)
 
 
+class _BackendChoice(RegistryChoice):
+    """A registered back end, or ``all`` (every back end that writes files)."""
+
+    def get_metavar(self, param: click.Parameter, ctx: click.Context | None = None) -> str:
+        return "[" + "|".join((*self.registry.names(), "all")) + "]"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        return "all" if value == "all" else super().convert(value, param, ctx)
+
+
 run_dir_arg = click.argument(
     "run_dir", type=click.Path(file_okay=False, path_type=Path, exists=True)
 )
@@ -37,8 +52,10 @@ run_dir_arg = click.argument(
 
 @click.command("compile")
 @run_dir_arg
-@click.option("--target", type=click.Choice(["c", "verilog", "all"]), default="all",
-              show_default=True)  # fmt: skip
+@click.option("--backend", "--target", "backends", type=_BackendChoice(BACKENDS), multiple=True,
+              default=("all",), show_default=True,
+              help="Back end to write into RUN_DIR/<back end> (repeatable): "
+              + "; ".join(f"{n}: {h}" for n, h in BACKENDS.describe()))  # fmt: skip
 @click.option("--pipeline", type=int, default=0, show_default=True,
               help="Also write Verilog with a register rank every K logic levels.")  # fmt: skip
 @click.option("--word-bits", type=click.Choice(["8", "16", "32", "64"]), default="64",
@@ -48,18 +65,13 @@ run_dir_arg = click.argument(
 @click.option("--opt", default="-O2", show_default=True, help="C optimisation flag.")
 @click.option("--native", is_flag=True, help="Compile with -march=native.")
 @click.option("--json", "as_json", is_flag=True, help="Print the figures as one JSON line.")
-def compile_cmd(run_dir: Path, target: str, pipeline: int, word_bits: str, lanes: int, opt: str,
-                native: bool, as_json: bool) -> None:  # fmt: skip
-    """Simplify the run's circuit and write C (compiled) and/or Verilog into RUN_DIR."""
-    from wirelab.logic.circuit.rundir import compile_run
-
-    m = compile_run(run_dir, target, pipeline=pipeline, word_bits=int(word_bits), lanes=lanes,
+def compile_cmd(run_dir: Path, backends: tuple[str, ...], pipeline: int, word_bits: str,
+                lanes: int, opt: str, native: bool, as_json: bool) -> None:  # fmt: skip
+    """Simplify the run's circuit and write C (compiled), Verilog, ... into RUN_DIR."""
+    m = compile_run(run_dir, backends, pipeline=pipeline, word_bits=int(word_bits), lanes=lanes,
                     opt=opt, march_native=native, log=_log)  # fmt: skip
     lines = [f"gates: {m['gates_raw']} -> {m['gates_simplified']} (depth {m['logic_depth']})"]
-    if "c_compile_seconds" in m:
-        lines.append(f"C compiled in {m['c_compile_seconds']:.2f} s ({m['c_flags']})")
-    if target in ("verilog", "all"):
-        lines.append(f"Verilog: {run_dir / 'verilog'}")
+    lines += [out["summary"] for out in m["backends"].values() if out["summary"]]
     _echo(m, as_json, lines)
 
 
@@ -76,34 +88,33 @@ def compile_cmd(run_dir: Path, target: str, pipeline: int, word_bits: str, lanes
 def verify_cmd(run_dir: Path, sim_vectors: int, formal_max_gates: int, formal_timeout: float,
                pipeline: int, as_json: bool) -> None:  # fmt: skip
     """Check C, Verilog and the formal proof against the discrete model; exit 1 on a mismatch."""
-    from wirelab.logic.circuit.rundir import verify_run
-
-    if sim_vectors < 1:
-        raise click.BadParameter("must be at least 1", param_hint="--sim-vectors")
     r = verify_run(run_dir, sim_vectors=sim_vectors, formal_max_gates=formal_max_gates,
                    formal_timeout=formal_timeout, pipeline=pipeline, log=_log)  # fmt: skip
-    f = r["formal"]
-    formal = (f"proved ({f['scope']}, {f['seconds']} s)" if f.get("ok")
-              else f"skipped: {f.get('skipped')}")  # fmt: skip
-    _echo(r, as_json, [
-        f"C: {r['c']['checked']} test images agree with the {r['c']['reference']} discrete model",
-        f"Verilog (Icarus): {r['verilog']['vectors']} test images agree",
-        f"formal: {formal}",
-        "verified: true",
-    ])  # fmt: skip
+    lines = []
+    if "c" in r:
+        c = r["c"]
+        lines.append(
+            f"C: {c['checked']} test images agree with the {c['reference']} discrete model"
+        )
+    if "verilog" in r:
+        lines.append(f"Verilog (Icarus): {r['verilog']['vectors']} test images agree")
+    if "formal" in r:
+        f = r["formal"]
+        formal = (f"proved ({f['scope']}, {f['seconds']} s)" if f.get("ok")
+                  else f"skipped: {f.get('skipped')}")  # fmt: skip
+        lines.append(f"formal: {formal}")
+    _echo(r, as_json, [*lines, "verified: true"])
 
 
 @click.command("synth")
 @run_dir_arg
-@click.option("--target", type=click.Choice(list(TARGETS)), default="ice40-up5k",
-              show_default=True)  # fmt: skip
+@click.option("--target", type=TARGETS.choice(), default="ice40-up5k", show_default=True,
+              help="; ".join(f"{n}: {h}" for n, h in TARGETS.describe()))  # fmt: skip
 @click.option("--no-heads", is_flag=True,
               help="Synthesise the gate network only (no GroupSum adders, no argmax).")  # fmt: skip
 @click.option("--json", "as_json", is_flag=True)
 def synth_cmd(run_dir: Path, target: str, no_heads: bool, as_json: bool) -> None:
     """Synthesise the circuit with yosys; write synth.json (LUTs, depth, fit)."""
-    from wirelab.logic.circuit.rundir import synth_run
-
     r = synth_run(run_dir, target, heads=not no_heads, log=_log)
     fit = ""
     if "fits" in r:
@@ -115,21 +126,3 @@ def register(group: click.Group) -> None:
     """Add compile, verify and synth to the ``wirelab logic`` group."""
     for cmd in (compile_cmd, verify_cmd, synth_cmd):
         group.add_command(cmd)
-
-
-@click.group()
-def _standalone() -> None:
-    """The circuit commands on their own (normally under ``wirelab logic``)."""
-
-
-register(_standalone)
-
-if __name__ == "__main__":
-    import sys
-
-    # Reuse the root CLI's one-line error handling with this group.
-    from wirelab import cli as root
-    from wirelab.cli import main
-
-    root.cli = _standalone  # type: ignore[assignment]
-    main(sys.argv[1:])

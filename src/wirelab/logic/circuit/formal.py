@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from wirelab.logic.circuit.tools import ToolError, require, run_tool
+from wirelab.logic.circuit.tools import ToolError, require, run_tool, write_text
 from wirelab.logic.circuit.verilog_backend import VerilogModule
 
 
@@ -46,9 +46,8 @@ def prove_equivalent(
     yosys = require("yosys")
     if impl.latency:
         raise ToolError("formal equivalence needs the combinational module (pipeline=0)")
-    work.mkdir(parents=True, exist_ok=True)
-    (work / "ref.v").write_text(reference.text)
-    (work / "impl.v").write_text(impl.text)
+    write_text(work / "ref.v", reference.text)
+    write_text(work / "impl.v", impl.text)
     script = f"""read_verilog ref.v
 read_verilog impl.v
 proc
@@ -57,7 +56,7 @@ hierarchy -top miter
 opt_clean
 sat -verify -prove trigger 0 -show-ports miter
 """
-    (work / "prove.ys").write_text(script)
+    write_text(work / "prove.ys", script)
     t0 = time.perf_counter()
     try:
         run_tool([yosys, "-q", "-l", "prove.log", "prove.ys"], work, "yosys sat", timeout=timeout)

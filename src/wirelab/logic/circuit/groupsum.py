@@ -23,7 +23,7 @@ from collections import deque
 
 import numpy as np
 
-from wirelab.logic.circuit import tables as tt
+from wirelab.logic.circuit import truth_tables as tt
 from wirelab.logic.circuit.ir import CONST0, Circuit
 
 AND, XOR, OR = tt.AND, tt.XOR, tt.OR

@@ -27,9 +27,10 @@ from typing import Any
 import numpy as np
 
 from wirelab.errors import UsageError
-from wirelab.logic.circuit.tables import DEPENDS_A, DEPENDS_B
+from wirelab.logic.circuit.truth_tables import DEPENDS_A, DEPENDS_B
 from wirelab.logic.discrete import DiscreteLogicNet
 from wirelab.logic.gates import NAMES, NUM_GATES
+from wirelab.results import atomic_write_bytes
 
 FORMAT = "wirelab.circuit/1"
 CONST0, CONST1 = 0, 1
@@ -120,8 +121,6 @@ class Circuit:
 
     def used_inputs(self) -> np.ndarray:
         """Indices (into the I input bits) that some live gate or output reads."""
-        from wirelab.logic.circuit.passes import live_mask
-
         live = live_mask(self)
         return np.flatnonzero(live[2 : self.first_gate])
 
@@ -225,8 +224,6 @@ class Circuit:
         )
 
     def save(self, path: str | Path) -> Path:
-        from wirelab.results import atomic_write_bytes
-
         return atomic_write_bytes(Path(path), (json.dumps(self.to_dict()) + "\n").encode())
 
     @classmethod
@@ -242,3 +239,19 @@ class Circuit:
         return self.to_dict() == other.to_dict()
 
     __hash__ = None  # type: ignore[assignment]
+
+
+def live_mask(c: Circuit) -> np.ndarray:
+    """``(num_nodes,)`` bool: the node is an output or read by a live gate's real operand."""
+    live = np.zeros(c.num_nodes, dtype=bool)
+    live[c.outputs] = True
+    ops, as_, bs = c.op.tolist(), c.a.tolist(), c.b.tolist()
+    lv = live.tolist()
+    for i in range(c.num_gates - 1, -1, -1):
+        if lv[c.first_gate + i]:
+            g = ops[i]
+            if DEPENDS_A[g]:
+                lv[as_[i]] = True
+            if DEPENDS_B[g]:
+                lv[bs[i]] = True
+    return np.asarray(lv, dtype=bool)

@@ -19,6 +19,8 @@ no longer read; the others leave them for it.
 - `eliminate_dead`: gates that no output depends on are removed and the rest renumbered.
 
 `simplify` runs them to a fixed point and reports the gate count before and after each pass.
+(`live_mask`, the liveness analysis of `eliminate_dead`, is in `ir`, beside
+`Circuit.used_inputs`.)
 """
 
 from __future__ import annotations
@@ -28,8 +30,8 @@ from typing import Any
 
 import numpy as np
 
-from wirelab.logic.circuit import tables as tt
-from wirelab.logic.circuit.ir import CONST0, CONST1, Circuit
+from wirelab.logic.circuit import truth_tables as tt
+from wirelab.logic.circuit.ir import CONST0, CONST1, Circuit, live_mask
 
 # A rule gets (builder, op, a, b) with a, b already remapped and returns a node id (alias) or a
 # new (op, a, b) to emit.
@@ -187,22 +189,6 @@ def structural_hash(c: Circuit) -> Circuit:
 
 
 # ---- dead-gate elimination ----------------------------------------------------------------------
-def live_mask(c: Circuit) -> np.ndarray:
-    """``(num_nodes,)`` bool: the node is an output or read by a live gate's real operand."""
-    live = np.zeros(c.num_nodes, dtype=bool)
-    live[c.outputs] = True
-    ops, as_, bs = c.op.tolist(), c.a.tolist(), c.b.tolist()
-    lv = live.tolist()
-    for i in range(c.num_gates - 1, -1, -1):
-        if lv[c.first_gate + i]:
-            g = ops[i]
-            if tt.DEPENDS_A[g]:
-                lv[as_[i]] = True
-            if tt.DEPENDS_B[g]:
-                lv[bs[i]] = True
-    return np.asarray(lv, dtype=bool)
-
-
 def eliminate_dead(c: Circuit) -> Circuit:
     live = live_mask(c)
     keep = np.flatnonzero(live[c.first_gate :])

@@ -10,33 +10,41 @@ Layout added to ``RUN_DIR`` (which holds ``discrete.json`` from ``wirelab logic 
 
 and ``metrics.json`` gains ``gates_simplified``, ``logic_depth``, ``c_compile_seconds``,
 ``verified`` and the synthesis figures.
+
+Each step is one function here (`compile_run`, `verify_run`, `synth_run`), called by the CLI and
+the tour. A step works on a *finished* training run, validates its arguments before it writes
+anything, writes every file atomically, and writes its record last: the back ends' own marker
+files (``c/build.json``), then ``metrics.json``, then ``verify/verify.json`` or ``synth.json``.
+The back ends come from `wirelab.logic.circuit.backends.BACKENDS`, the synthesis targets from
+`wirelab.logic.circuit.synth.TARGETS`.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from wirelab.errors import UsageError
-from wirelab.logic.circuit.c_build import CLibrary, build
-from wirelab.logic.circuit.equivalence import (
-    VerificationError,
-    check_c,
-    check_formal,
-    check_verilog,
-    describe,
+from wirelab.logic.circuit.backends import (
+    BACKENDS,
+    CompileOptions,
+    Generated,
+    VerifyContext,
+    VerifyOptions,
+    generating_backends,
 )
+from wirelab.logic.circuit.equivalence import VerificationError, describe
 from wirelab.logic.circuit.ir import Circuit
 from wirelab.logic.circuit.passes import PASSES, simplify
 from wirelab.logic.circuit.synth import TARGETS, synthesize
-from wirelab.logic.circuit.tools import ToolError
-from wirelab.logic.circuit.verilog_backend import generate_reference_verilog, generate_verilog
+from wirelab.logic.circuit.verilog_backend import generate_verilog
 from wirelab.logic.discrete import DiscreteLogicNet
 from wirelab.results import ResultDir, write_json
 
@@ -48,12 +56,15 @@ def _noop(msg: str) -> None:
 
 
 def load_run(run_dir: str | Path) -> tuple[ResultDir, DiscreteLogicNet]:
+    """The run directory and its discrete model; a `UsageError` unless training finished."""
     rd = ResultDir.open(run_dir)
     path = rd.path / "discrete.json"
     if not path.is_file():
         raise UsageError(
             f"{rd.path} has no discrete.json (train a model with 'wirelab logic train')"
         )
+    if rd.status != "complete":
+        raise UsageError(f"{rd.path} holds a {rd.status} training run, not a finished one")
     return rd, DiscreteLogicNet.load(path)
 
 
@@ -79,9 +90,20 @@ def circuits_of(
     return raw, simple, report
 
 
+def resolve_backends(backends: str | Sequence[str]) -> tuple[str, ...]:
+    """Registered back-end names that write files, in registry order; ``"all"``: every one."""
+    names = [backends] if isinstance(backends, str) else list(backends)
+    if not names or "all" in names:
+        return generating_backends()
+    for name in names:
+        if BACKENDS.get(name).generate is None:
+            raise UsageError(f"the {name} back end writes nothing to compile")
+    return tuple(n for n in BACKENDS.names() if n in names)
+
+
 def compile_run(
     run_dir: str | Path,
-    target: str = "all",
+    backends: str | Sequence[str] = "all",
     *,
     pipeline: int = 0,
     word_bits: int = 64,
@@ -90,10 +112,13 @@ def compile_run(
     march_native: bool = False,
     log: Progress = _noop,
 ) -> dict[str, Any]:
-    if target not in ("c", "verilog", "all"):
-        raise UsageError(f"--target must be c, verilog or all, got {target!r}")
-    if pipeline < 0:
-        raise UsageError("--pipeline must be >= 0")
+    """Simplify the run's circuit and write each back end's files into ``RUN_DIR/<back end>``.
+
+    Returns the figures added to ``metrics.json``, with the pass report (``passes``) and per
+    back end its files and summary (``backends``)."""
+    names = resolve_backends(backends)
+    options = CompileOptions(pipeline=pipeline, word_bits=word_bits, lanes=lanes, opt=opt,
+                             march_native=march_native)  # fmt: skip
     rd, net = load_run(run_dir)
     log("simplifying the circuit")
     raw, simple, report = circuits_of(rd, net)
@@ -105,33 +130,21 @@ def compile_run(
         "inputs_used": int(simple.used_inputs().size),
         "gates_simplified_by_type": simple.gates_by_type(),
     }
-    if target in ("c", "all"):
-        log(f"compiling C ({simple.num_gates} gates, {opt})")
-        flags = ("-march=native",) if march_native else ()
-        _, built = build(simple, rd.path / "c", word_bits=word_bits, lanes=lanes, opt=opt,
-                         extra_flags=flags)  # fmt: skip
-        metrics.update(
-            c_compile_seconds=round(built.seconds, 3),
-            c_compile_cpu_seconds=round(built.cpu_seconds, 3),
-            c_flags=" ".join(built.flags),
-            c_word_bits=word_bits * lanes,
-        )
-        write_json(rd.path / "c" / "build.json", {"word_bits": word_bits, "lanes": lanes,
-                   "opt": opt, "flags": list(built.flags), "seconds": built.seconds,
-                   "library": built.library.name})  # fmt: skip
-    if target in ("verilog", "all"):
-        log("writing Verilog")
-        vdir = rd.path / "verilog"
-        vdir.mkdir(parents=True, exist_ok=True)
-        (vdir / "wl_circuit.v").write_text(generate_verilog(simple).text)
-        (vdir / "wl_ref.v").write_text(generate_reference_verilog(raw).text)
-        if pipeline:
-            vm = generate_verilog(simple, module=f"wl_circuit_pipe{pipeline}", pipeline=pipeline)
-            (vdir / f"{vm.module}.v").write_text(vm.text)
-            metrics["verilog_pipeline_latency"] = vm.latency
+    options = dataclasses.replace(options, reference=raw)
+    outputs: dict[str, Generated] = {}
+    for name in names:
+        generate = BACKENDS.get(name).generate
+        assert generate is not None
+        log(f"{name} back end ({simple.num_gates} gates) -> {rd.path / name}")
+        outputs[name] = generate(simple, rd.path / name, options)
+        metrics.update(outputs[name].metrics)
     rd.update_metrics(metrics)
     plot_passes(rd, report, raw, simple)
     metrics["passes"] = report
+    metrics["backends"] = {
+        name: {"files": [str(p.relative_to(rd.path)) for p in g.paths], "summary": g.summary}
+        for name, g in outputs.items()
+    }
     return metrics
 
 
@@ -159,20 +172,6 @@ def plot_passes(rd: ResultDir, report: list[dict[str, Any]], raw: Circuit, simpl
     ax2.legend(fontsize=7)
     ax2.set_title("gates by type", fontsize=9)
     return rd.save_figure(fig, "passes")
-
-
-def load_library(rd: ResultDir, simple: Circuit) -> CLibrary:
-    from wirelab.logic.circuit.c_backend import generate_c
-
-    info_path = rd.path / "c" / "build.json"
-    info = json.loads(info_path.read_text()) if info_path.is_file() else {}
-    lib_path = rd.path / "c" / str(info.get("library", "-"))
-    if not lib_path.is_file():
-        raise UsageError(f"{rd.path} has no compiled C library; run 'wirelab logic compile' first")
-    src = generate_c(simple, word_bits=info["word_bits"], lanes=info["lanes"])
-    feats = simple.thresholds.shape[0] if simple.thresholds.size else simple.num_inputs
-    return CLibrary(lib_path, src, num_inputs=simple.num_inputs, num_outputs=simple.num_outputs,
-                    num_classes=simple.num_classes, num_features=feats)  # fmt: skip
 
 
 def test_set(rd: ResultDir, net: DiscreteLogicNet) -> tuple[np.ndarray, np.ndarray]:
@@ -222,46 +221,37 @@ def verify_run(
     pipeline: int = 0,
     log: Progress = _noop,
 ) -> dict[str, Any]:
+    """Run every back end's check (`Backend.check`) on the run's test split; write the
+    ``verified*`` figures to ``metrics.json``, then ``verify/verify.json``; raise
+    `VerificationError` with the first mismatch if a check failed."""
+    options = VerifyOptions(sim_vectors=sim_vectors, formal_max_gates=formal_max_gates,
+                            formal_timeout=formal_timeout, pipeline=pipeline)  # fmt: skip
     rd, net = load_run(run_dir)
     raw, simple, _ = circuits_of(rd, net)
-    lib = load_library(rd, simple)
+    record = rd.path / "verify" / "verify.json"
+    record.unlink(missing_ok=True)  # no verdict of an earlier run beside this run's work files
     x, _ = test_set(rd, net)
+    ctx = VerifyContext(rd.path, raw, simple, net, x, options, torch_scorer(rd), log)
     result: dict[str, Any] = {"test_images": len(x)}
     t0 = time.perf_counter()
-    log(f"C library vs the discrete model on {len(x)} test images")
-    result["c"] = check_c(lib, net, x, torch_scores=torch_scorer(rd))
-    n_sim = min(sim_vectors, len(x))
-    log(f"Icarus Verilog simulation on {n_sim} test images")
-    result["verilog"] = check_verilog(simple, net, x[:n_sim], rd.path / "verify" / "sim")
-    if pipeline:
-        log(f"Icarus Verilog simulation, pipeline every {pipeline} levels")
-        result["verilog_pipelined"] = check_verilog(
-            simple, net, x[:n_sim], rd.path / "verify" / f"sim_pipe{pipeline}", pipeline=pipeline
-        )
-    if raw.num_gates <= formal_max_gates:
-        log(f"formal equivalence with yosys ({raw.num_gates} gates)")
-        try:
-            result["formal"] = check_formal(raw, simple, rd.path / "verify" / "formal",
-                                            timeout=formal_timeout)  # fmt: skip
-        except ToolError as exc:
-            if "timed out" not in str(exc):
-                raise
-            result["formal"] = {"ok": None, "skipped": f"proof timed out ({formal_timeout:.0f} s)"}
-    else:
-        result["formal"] = {"ok": None, "skipped": f"{raw.num_gates} gates > {formal_max_gates}"}
+    for name in BACKENDS.names():
+        check = BACKENDS.get(name).check
+        if check is not None:
+            result.update(check(ctx))
     result["seconds"] = round(time.perf_counter() - t0, 2)
     checks = [v for k, v in result.items() if isinstance(v, dict)]
     failed = [c for c in checks if c.get("ok") is False]
     result["verified"] = not failed
-    write_json(rd.path / "verify" / "verify.json", result)
+    c, v, f = (result.get(k, {}) for k in ("c", "verilog", "formal"))
     rd.update_metrics({
         "verified": result["verified"],
-        "verified_c_images": result["c"].get("checked"),
-        "verified_c_reference": result["c"].get("reference"),
-        "verified_verilog_images": result["verilog"].get("vectors"),
-        "verified_formal": result["formal"].get("ok"),
-        "verified_formal_scope": result["formal"].get("scope") or result["formal"].get("skipped"),
+        "verified_c_images": c.get("checked"),
+        "verified_c_reference": c.get("reference"),
+        "verified_verilog_images": v.get("vectors"),
+        "verified_formal": f.get("ok"),
+        "verified_formal_scope": f.get("scope") or f.get("skipped"),
     })  # fmt: skip
+    write_json(record, result)
     if failed:
         raise VerificationError(describe(failed[0]["first_mismatch"]))
     return result
@@ -270,21 +260,22 @@ def verify_run(
 def synth_run(
     run_dir: str | Path, target: str, *, heads: bool = True, log: Progress = _noop
 ) -> dict[str, Any]:
-    if target not in TARGETS:
-        raise UsageError(f"unknown --target {target!r}; use one of {', '.join(TARGETS)}")
+    """Synthesise the simplified circuit for ``target`` (`TARGETS`); add its figures to
+    ``metrics.json``, then its entry to ``synth.json``."""
+    TARGETS.get(target)  # a one-line UsageError naming the targets
     rd, net = load_run(run_dir)
     _, simple, _ = circuits_of(rd, net)
     log(f"yosys {target} ({simple.num_gates} gates)")
     vm = generate_verilog(simple, heads=heads)
     res = synthesize(vm, target, rd.path / "synth" / target)
     res["heads"] = heads
-    path = rd.path / "synth.json"
-    allres = json.loads(path.read_text()) if path.is_file() else {}
-    allres[target if heads else f"{target}-network-only"] = res
-    write_json(path, allres)
     key = target.replace("-", "_") + ("" if heads else "_network_only")
     figures = {f"synth_{key}_luts": res["luts"], f"synth_{key}_depth": res["depth_cells"]}
     if "fits" in res:
         figures[f"synth_{key}_fits"] = res["fits"]
     rd.update_metrics(figures)
+    path = rd.path / "synth.json"
+    allres = json.loads(path.read_text()) if path.is_file() else {}
+    allres[target if heads else f"{target}-network-only"] = res
+    write_json(path, allres)
     return res

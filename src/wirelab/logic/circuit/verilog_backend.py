@@ -25,15 +25,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from wirelab.logic.circuit import tables as tt
+from wirelab.logic.circuit import truth_tables as tt
 from wirelab.logic.circuit.groupsum import count_bits
 from wirelab.logic.circuit.ir import CONST0, CONST1, Circuit
 
-V_EXPR = (
-    "1'b0", "{a} & {b}", "{a} & ~{b}", "{a}", "~{a} & {b}", "{b}", "{a} ^ {b}", "{a} | {b}",
-    "~({a} | {b})", "~({a} ^ {b})", "~{b}", "{a} | ~{b}", "~{a}", "~{a} | {b}", "~({a} & {b})",
-    "1'b1",
-)  # fmt: skip
+# Verilog expression of each gate on 1-bit operands a, b.
+V_EXPR = tt.expressions("1'b0", "1'b1")
 
 
 @dataclass(frozen=True)

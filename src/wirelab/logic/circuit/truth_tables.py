@@ -1,4 +1,4 @@
-"""Truth-table algebra on gate ids, used by the passes.
+"""Truth-table algebra on gate ids (used by the passes), and each gate as a bitwise expression.
 
 A gate id ``g`` (`wirelab.logic.gates` numbering) *is* its truth table: bits, most significant
 first, ``f(0,0) f(0,1) f(1,0) f(1,1)``, i.e. ``t[2a + b] = (g >> (3 - (2a + b))) & 1``. Swapping the
@@ -79,3 +79,18 @@ def symmetric(g: int) -> bool:
 
 DEPENDS_A = tuple(depends_a(g) for g in range(NUM_GATES))
 DEPENDS_B = tuple(depends_b(g) for g in range(NUM_GATES))
+
+
+# Each gate as a bitwise expression (``~ & | ^``, the same in C and Verilog) of its operands
+# ``{a}`` and ``{b}``; ``{zero}`` and ``{one}`` stand for the language's all-zeros and all-ones.
+EXPRESSIONS = (
+    "{zero}", "{a} & {b}", "{a} & ~{b}", "{a}", "~{a} & {b}", "{b}", "{a} ^ {b}", "{a} | {b}",
+    "~({a} | {b})", "~({a} ^ {b})", "~{b}", "{a} | ~{b}", "~{a}", "~{a} | {b}", "~({a} & {b})",
+    "{one}",
+)  # fmt: skip
+
+
+def expressions(zero: str, one: str) -> tuple[str, ...]:
+    """`EXPRESSIONS` with the constants written ``zero`` and ``one``; ``{a}`` and ``{b}`` are left
+    for `str.format`."""
+    return tuple(e.replace("{zero}", zero).replace("{one}", one) for e in EXPRESSIONS)
