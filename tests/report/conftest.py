@@ -1,4 +1,4 @@
-"""Synthetic result directories, written through `wirelab.results.ResultDir` like real runs."""
+"""Synthetic result directories, written through `wirelab.results` like real runs."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from wirelab.results import ResultDir
+from wirelab.results import IN_PROGRESS, ResultDir, experiment
 
 
 def _plot(rd: ResultDir, name: str, seed: int) -> None:
@@ -24,7 +24,9 @@ def _plot(rd: ResultDir, name: str, seed: int) -> None:
 
 
 def make_runs(root: Path) -> dict[str, Path]:
-    """Four runs of three systems, one unfinished and one with malformed metrics.json."""
+    """Five runs of three systems: two complete, one in progress (still marked, in this very
+    process), one failed (``failed.json`` with its reason) and one finished with a malformed
+    metrics.json."""
     dirs = {}
     rd = ResultDir.create(
         root / "reservoir" / "mc",
@@ -63,7 +65,16 @@ def make_runs(root: Path) -> dict[str, Path]:
         root / "attention" / "broken", command="wirelab attention pool", config={"seed": 2}
     )
     (rd.path / "metrics.json").write_text('{"accuracy": 0.5,,}')
+    (rd.path / IN_PROGRESS).unlink()  # finished, then its metrics.json was damaged
     dirs["broken"] = rd.path
+    try:
+        with experiment(
+            root / "attention" / "failed", command="wirelab attention translate", config={}
+        ):
+            raise ValueError("--test-size 50000 is larger than\nthe data")
+    except ValueError:
+        pass
+    dirs["failed"] = root / "attention" / "failed"
     return dirs
 
 

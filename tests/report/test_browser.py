@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.clirun import wirelab
 from tests.report.conftest import make_runs
 from wirelab.report.browser import check_page, find_chromium
 from wirelab.report.html import write_report
@@ -76,28 +77,29 @@ def test_checker_catches_errors_and_broken_images(tmp_path: Path) -> None:
     assert check.sections == ["s"]
 
 
-def test_report_cli_screenshot(tmp_path: Path) -> None:
-    import subprocess
-    import sys
+def test_content_security_policy_blocks_what_the_page_does_not_need(tmp_path: Path) -> None:
+    """The page itself loads cleanly under its policy; anything injected into it is blocked."""
+    make_runs(tmp_path / "runs")
+    page = write_report([tmp_path / "runs"], tmp_path / "report.html")
+    injected = (
+        '<script>console.error("script ran")</script>'
+        '<img alt="remote" src="http://127.0.0.1:9/x.png"><p style="color: red">styled</p>'
+    )
+    bad = tmp_path / "injected.html"
+    bad.write_text(page.read_text().replace("<main>", "<main>" + injected, 1))
+    check = check_page(bad)
+    errors = " | ".join(check.console_errors)
+    assert "script ran" not in errors
+    assert "Executing inline script violates the following Content Security Policy" in errors
+    assert "Applying inline style violates" in errors
+    assert "Loading the image 'http://127.0.0.1:9/x.png' violates" in errors
+    assert [im["alt"] for im in check.broken_images] == ["remote"]
 
+
+def test_report_cli_screenshot(tmp_path: Path) -> None:
     make_runs(tmp_path / "runs")
     out, shot = tmp_path / "page.html", tmp_path / "shot.png"
-    r = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "wirelab.cli",
-            "report",
-            str(tmp_path / "runs"),
-            "--out",
-            str(out),
-            "--screenshot",
-            str(shot),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    r = wirelab("report", tmp_path / "runs", "--out", out, "--screenshot", shot)
     assert r.returncode == 0, r.stderr
     assert f"screenshot -> {shot}" in r.stdout
     assert shot.read_bytes()[:4] == b"\x89PNG"

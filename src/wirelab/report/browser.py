@@ -24,6 +24,7 @@ import shutil
 import subprocess
 import tempfile
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -212,6 +213,118 @@ def _describe(ev: dict[str, Any]) -> tuple[str, str] | None:
     return None
 
 
+@contextlib.contextmanager
+def _chromium(binary: str, width: int, height: int) -> Iterator[_Pipe]:
+    """Start headless Chromium on a fresh profile with DevTools on a pipe; stop it on exit."""
+    profile = tempfile.mkdtemp(prefix="wirelab-chromium-")
+    cmd_r, cmd_w = os.pipe()  # we write commands to cmd_w, chromium reads fd 3
+    ev_r, ev_w = os.pipe()  # chromium writes fd 4, we read ev_r
+    child_r, child_w = _high_fd(cmd_r), _high_fd(ev_w)
+
+    def _child_fds() -> None:
+        os.dup2(child_r, 3)
+        os.dup2(child_w, 4)
+
+    argv = [
+        binary,
+        *CHROMIUM_FLAGS,
+        "--remote-debugging-pipe",
+        f"--user-data-dir={profile}",
+        f"--window-size={width},{height}",
+        "about:blank",
+    ]
+    try:
+        proc = subprocess.Popen(
+            argv,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            preexec_fn=_child_fds,
+            pass_fds=(3, 4),
+        )
+    except OSError as exc:
+        for fd in (cmd_w, ev_r, child_r, child_w):
+            os.close(fd)
+        shutil.rmtree(profile, ignore_errors=True)
+        raise BrowserError(f"could not start {binary}: {exc.strerror or exc}") from None
+    os.close(child_r)
+    os.close(child_w)
+    try:
+        yield _Pipe(proc, cmd_w, ev_r)
+    finally:
+        os.close(cmd_w)
+        os.close(ev_r)
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        shutil.rmtree(profile, ignore_errors=True)
+
+
+def _open_tab(cdp: _Pipe, width: int, height: int, timeout: float) -> str:
+    """A new tab with the viewport ``width x height``, attached; returns its session id."""
+    target = cdp.send("Target.createTarget", {"url": "about:blank"}, timeout=timeout)
+    attached = cdp.send("Target.attachToTarget", {"targetId": target["targetId"], "flatten": True})
+    session = str(attached["sessionId"])
+    for method in ("Page.enable", "Runtime.enable", "Log.enable"):
+        cdp.send(method, session=session)
+    metrics = {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False}
+    cdp.send("Emulation.setDeviceMetricsOverride", metrics, session=session)
+    return session
+
+
+def _load(cdp: _Pipe, session: str, url: str, timeout: float) -> None:
+    """Navigate to ``url`` and wait for its load event."""
+    nav = cdp.send("Page.navigate", {"url": url}, session=session, timeout=timeout)
+    if nav.get("errorText"):
+        raise BrowserError(f"could not open {url}: {nav['errorText']}")
+    cdp.wait_event("Page.loadEventFired", timeout=timeout)
+
+
+def _probe(cdp: _Pipe, session: str, check: PageCheck, timeout: float) -> None:
+    """Fill ``check`` with the page's title, sections, images, videos and size (`_PROBE`)."""
+    probe = cdp.send(
+        "Runtime.evaluate",
+        {"expression": _PROBE, "awaitPromise": True, "returnByValue": True},
+        session=session,
+        timeout=timeout,
+    )
+    value = probe.get("result", {}).get("value", {})
+    check.title = value.get("title", "")
+    check.sections = list(value.get("sections", []))
+    check.images = list(value.get("images", []))
+    check.videos = list(value.get("videos", []))
+    check.page_size = (int(value.get("width", 0)), int(value.get("height", 0)))
+
+
+def _capture(
+    cdp: _Pipe, session: str, check: PageCheck, out: Path, full_page: bool, timeout: float
+) -> None:
+    """Save a PNG of the viewport (or of the whole page) to ``out``; its folder must exist."""
+    params: dict[str, Any] = {"format": "png"}
+    if full_page:
+        w, h = check.page_size
+        params["clip"] = {"x": 0, "y": 0, "width": w, "height": h, "scale": 1}
+        params["captureBeyondViewport"] = True
+    shot = cdp.send("Page.captureScreenshot", params, session=session, timeout=timeout)
+    try:
+        out.write_bytes(base64.b64decode(shot["data"]))
+    except OSError as exc:
+        raise BrowserError(f"cannot write the screenshot {out}: {exc.strerror or exc}") from None
+    check.screenshot = out
+
+
+def _collect_console(cdp: _Pipe, session: str, check: PageCheck) -> None:
+    """Sort every queued console, exception and log event into errors and warnings."""
+    cdp.send("Runtime.evaluate", {"expression": "0"}, session=session)  # flush pending events
+    for ev in cdp.events:
+        described = _describe(ev)
+        if described is not None:
+            level, text = described
+            (check.console_errors if level == "error" else check.console_warnings).append(text)
+
+
 def check_page(
     page: str | Path,
     *,
@@ -233,89 +346,14 @@ def check_page(
     path = Path(page).resolve()
     if not path.is_file():
         raise BrowserError(f"{path} does not exist")
-    url = path.as_uri()
-    check = PageCheck(url=url)
-    profile = tempfile.mkdtemp(prefix="wirelab-chromium-")
-    cmd_r, cmd_w = os.pipe()  # we write commands to cmd_w, chromium reads fd 3
-    ev_r, ev_w = os.pipe()  # chromium writes fd 4, we read ev_r
-    child_r, child_w = _high_fd(cmd_r), _high_fd(ev_w)
-
-    def _child_fds() -> None:
-        os.dup2(child_r, 3)
-        os.dup2(child_w, 4)
-
-    argv = [
-        binary,
-        *CHROMIUM_FLAGS,
-        "--remote-debugging-pipe",
-        f"--user-data-dir={profile}",
-        f"--window-size={width},{height}",
-        "about:blank",
-    ]
-    proc = subprocess.Popen(
-        argv,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        preexec_fn=_child_fds,
-        pass_fds=(3, 4),
-    )
-    os.close(child_r)
-    os.close(child_w)
-    cdp = _Pipe(proc, cmd_w, ev_r)
-    try:
-        target = cdp.send("Target.createTarget", {"url": "about:blank"}, timeout=timeout)
-        attached = cdp.send(
-            "Target.attachToTarget", {"targetId": target["targetId"], "flatten": True}
-        )
-        s = attached["sessionId"]
-        for method in ("Page.enable", "Runtime.enable", "Log.enable"):
-            cdp.send(method, session=s)
-        metrics = {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False}
-        cdp.send("Emulation.setDeviceMetricsOverride", metrics, session=s)
-        nav = cdp.send("Page.navigate", {"url": url}, session=s, timeout=timeout)
-        if nav.get("errorText"):
-            raise BrowserError(f"could not open {url}: {nav['errorText']}")
-        cdp.wait_event("Page.loadEventFired", timeout=timeout)
-        probe = cdp.send(
-            "Runtime.evaluate",
-            {"expression": _PROBE, "awaitPromise": True, "returnByValue": True},
-            session=s,
-            timeout=timeout,
-        )
-        value = probe.get("result", {}).get("value", {})
-        check.title = value.get("title", "")
-        check.sections = list(value.get("sections", []))
-        check.images = list(value.get("images", []))
-        check.videos = list(value.get("videos", []))
-        check.page_size = (int(value.get("width", 0)), int(value.get("height", 0)))
+    check = PageCheck(url=path.as_uri())
+    with _chromium(binary, width, height) as cdp:
+        session = _open_tab(cdp, width, height, timeout)
+        _load(cdp, session, check.url, timeout)
+        _probe(cdp, session, check, timeout)
         if screenshot is not None:
-            params: dict[str, Any] = {"format": "png"}
-            if full_page:
-                w, h = check.page_size
-                params["clip"] = {"x": 0, "y": 0, "width": w, "height": h, "scale": 1}
-                params["captureBeyondViewport"] = True
-            shot = cdp.send("Page.captureScreenshot", params, session=s, timeout=timeout)
-            out = Path(screenshot)
-            out.parent.mkdir(parents=True, exist_ok=True)
-            out.write_bytes(base64.b64decode(shot["data"]))
-            check.screenshot = out
-        # a last round trip so that events emitted while probing are queued
-        cdp.send("Runtime.evaluate", {"expression": "0"}, session=s)
-        for ev in cdp.events:
-            described = _describe(ev)
-            if described is not None:
-                level, text = described
-                (check.console_errors if level == "error" else check.console_warnings).append(text)
+            _capture(cdp, session, check, Path(screenshot), full_page, timeout)
+        _collect_console(cdp, session, check)
         with contextlib.suppress(BrowserError):
             cdp.send("Browser.close", timeout=5)
-    finally:
-        os.close(cmd_w)
-        os.close(ev_r)
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        shutil.rmtree(profile, ignore_errors=True)
     return check

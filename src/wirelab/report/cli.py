@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from wirelab.cli_options import finite_float
 from wirelab.errors import UsageError
 
 
@@ -29,7 +30,7 @@ from wirelab.errors import UsageError
 )
 @click.option(
     "--max-embed-mb",
-    type=click.FloatRange(0, min_open=True),
+    type=finite_float(0, min_open=True),
     default=25.0,
     show_default=True,
     help="Plots and videos larger than this are linked instead of embedded.",
@@ -60,31 +61,45 @@ def command(
 
     Each DIR is a result directory (holding config.json / metrics.json) or a directory searched
     recursively for them. Plots are embedded, videos embedded or linked, metrics shown as tables,
-    with the command and config of every run.
+    with the command and config of every run; runs in progress, failed or broken are shown as
+    such, with the reason.
     """
-    from wirelab.report.html import write_runs
+    from wirelab.report.html import check_out, write_runs
     from wirelab.report.runs import load_runs
 
-    try:
-        width, height = (int(v) for v in screenshot_size.lower().split("x"))
-    except ValueError:
-        raise UsageError(
-            f"--screenshot-size must be WIDTHxHEIGHT, got {screenshot_size!r}"
-        ) from None
-    if not (100 <= width <= 8000 and 100 <= height <= 20000):
-        raise UsageError(f"--screenshot-size {screenshot_size} is out of range")
+    size = _viewport(screenshot_size)
+    check_out(out)
+    if screenshot is not None:
+        check_out(screenshot, "--screenshot")
     runs = load_runs(dirs)  # raises UsageError when nothing is found
     page = write_runs(
         runs, out, title=title, max_rows=max_rows, max_embed_bytes=int(max_embed_mb * 2**20)
     )
-    broken = [r.name for r in runs if r.status == "broken"]
     click.echo(f"{len(runs)} runs -> {page} ({page.stat().st_size / 2**20:.1f} MB)")
-    if broken:
-        click.echo(f"broken runs (shown with the reason): {', '.join(broken)}", err=True)
+    not_complete = [f"{r.name} ({r.status})" for r in runs if r.status != "complete"]
+    if not_complete:
+        click.echo(f"not complete (shown with the reason): {', '.join(not_complete)}", err=True)
     if screenshot is not None:
-        from wirelab.report.browser import BrowserError, check_page
+        _screenshot(page, screenshot, size)
 
-        check = check_page(page, screenshot=screenshot, width=width, height=height)
-        click.echo(f"screenshot -> {screenshot}")
-        if not check.ok:
-            raise BrowserError("the page has problems in Chromium: " + "; ".join(check.problems()))
+
+def _viewport(text: str) -> tuple[int, int]:
+    """``WIDTHxHEIGHT`` as two integers within the range Chromium renders."""
+    try:
+        width, height = (int(v) for v in text.lower().split("x"))
+    except ValueError:
+        raise UsageError(f"--screenshot-size must be WIDTHxHEIGHT, got {text!r}") from None
+    if not (100 <= width <= 8000 and 100 <= height <= 20000):
+        raise UsageError(f"--screenshot-size {text} is out of range")
+    return width, height
+
+
+def _screenshot(page: Path, screenshot: Path, size: tuple[int, int]) -> None:
+    """Open the page in Chromium, save the screenshot; exit 1 on problems the browser saw."""
+    from wirelab.report.browser import BrowserError, check_page
+
+    check = check_page(page, screenshot=screenshot, width=size[0], height=size[1])
+    click.echo(f"screenshot -> {screenshot}")
+    if not check.ok:
+        problems = " ".join("; ".join(check.problems()).split())  # one line
+        raise BrowserError(f"the page has problems in Chromium: {problems}")

@@ -1,15 +1,25 @@
 """Find result directories and read each into a `Run` without ever crashing on a bad one.
 
-A result directory (see `wirelab.results`) holds ``config.json`` and, once finished,
-``metrics.json``, plus plots and artifacts. A directory given on the command line may be a result
-directory itself, its ``metrics.json``/``config.json``, or any parent: result directories below it
-are found recursively (a result directory may contain further result directories).
+A result directory (see `wirelab.results`) holds ``config.json`` from the start, ``.in-progress``
+while it runs, and then ``metrics.json`` (finished) or ``failed.json`` (the one-line reason), plus
+plots and artifacts. A directory given on the command line may be a result directory itself, its
+``metrics.json``/``config.json``, or any parent: result directories below it are found
+recursively (a result directory may contain further result directories).
+
+A run's status is `wirelab.results.ResultDir.status`, shown as
+
+- ``complete``: ``metrics.json`` and no ``.in-progress`` marker;
+- ``in progress``: the marker is there: still running, or killed (said when its process is gone);
+- ``failed``: ``failed.json``, whose reason is shown;
+- ``incomplete``: ``config.json`` but none of the above (a run from before the marker existed);
+- ``broken``: ``config.json`` or ``metrics.json`` is not valid JSON (whatever the marker says).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import platform
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -17,8 +27,10 @@ from pathlib import Path
 from typing import Any
 
 from wirelab.errors import UsageError
+from wirelab.results import CONFIG, FAILED, IN_PROGRESS, METRICS, ResultDir
 
-MARKERS = ("config.json", "metrics.json")
+MARKERS = (CONFIG, METRICS)  # a directory holding either is a result directory
+OWN = (CONFIG, METRICS, FAILED)  # read by the report, so not listed among a run's files
 IMAGE_SUFFIXES = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg",
                   ".gif": "image/gif", ".svg": "image/svg+xml"}  # fmt: skip
 VIDEO_SUFFIXES = {".mp4": "video/mp4", ".webm": "video/webm"}
@@ -78,7 +90,8 @@ class Run:
     path: Path
     name: str = ""
     system: str = "other"
-    status: str = "complete"  # complete | incomplete | broken
+    status: str = "complete"  # complete | in progress | failed | incomplete | broken
+    reason: str = ""  # why a run is not complete, in one line
     config: dict[str, Any] = field(default_factory=dict)
     metrics: Any = None
     problems: list[str] = field(default_factory=list)
@@ -96,6 +109,11 @@ class Run:
     def anchor(self) -> str:
         slug = re.sub(r"[^a-z0-9]+", "-", self.name.lower()).strip("-")
         return f"run-{slug or 'root'}"
+
+    @property
+    def status_class(self) -> str:
+        """The status as a CSS class name (``in progress`` -> ``in-progress``)."""
+        return self.status.replace(" ", "-")
 
 
 def _read_json(path: Path) -> tuple[Any, str | None]:
@@ -119,31 +137,54 @@ def _own_files(path: Path) -> list[Path]:
     return out
 
 
-def load_run(path: Path, name: str = "") -> Run:
-    """Read one result directory; malformed JSON marks the run broken instead of raising."""
-    run = Run(path=path, name=name or path.name)
-    config_path, metrics_path = path / "config.json", path / "metrics.json"
-    if config_path.is_file():
-        config, err = _read_json(config_path)
-        if err:
-            run.problems.append(err)
-        elif not isinstance(config, dict):
-            run.problems.append("config.json is not a JSON object")
-        else:
-            run.config = config
-    else:
-        run.problems.append("no config.json: the command that made this run is unknown")
-    if metrics_path.is_file():
-        run.metrics, err = _read_json(metrics_path)
-        if err:
-            run.problems.append(err)
-    else:
-        run.status = "incomplete"
-        run.problems.append("no metrics.json: the run did not finish")
-    if any("JSON" in p or "could not be read" in p for p in run.problems):
-        run.status = "broken"
-    for f in _own_files(path):
-        if f.name in MARKERS:
+def _in_progress_reason(path: Path) -> str:
+    """What the ``.in-progress`` marker says: when and by which process; killed if it is gone."""
+    marker, _ = _read_json(path / IN_PROGRESS)
+    if not isinstance(marker, dict):
+        return "in progress (no metrics.json yet): still running, or killed"
+    pid, host, started = marker.get("pid"), marker.get("host"), marker.get("started", "?")
+    who = f"process {pid} on {host}"
+    if host == platform.node() and isinstance(pid, int) and pid > 0 and not _alive(pid):
+        return f"killed: started {started} by {who}, which no longer exists; no metrics.json"
+    return f"in progress: started {started} by {who}; still running, or killed"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # exists but belongs to someone else
+        return True
+    return True
+
+
+def _failed_reason(path: Path) -> str:
+    failed, err = _read_json(path / FAILED)
+    if err:
+        return f"failed ({err})"
+    error = failed.get("error") if isinstance(failed, dict) else None
+    return f"failed: {' '.join(str(error).split())}" if error else "failed (no reason recorded)"
+
+
+def _read_status(run: Run) -> None:
+    """Set ``run.status`` and ``run.reason`` from the result directory's lifecycle files."""
+    status = ResultDir(run.path).status
+    if status == "in progress":
+        run.reason = _in_progress_reason(run.path)
+    elif status == "failed":
+        run.reason = _failed_reason(run.path)
+    elif status == "empty":
+        status, run.reason = "incomplete", "no metrics.json: the run did not finish"
+    run.status = status
+    if run.reason:
+        run.problems.append(run.reason)
+
+
+def _read_files(run: Run) -> None:
+    """Sort the run's own files into images, videos and other files."""
+    for f in _own_files(run.path):
+        if f.name in OWN and f.parent == run.path:
             continue
         suffix = f.suffix.lower()
         if suffix in IMAGE_SUFFIXES:
@@ -152,6 +193,29 @@ def load_run(path: Path, name: str = "") -> Run:
             run.videos.append(f)
         else:
             run.files.append(f)
+
+
+def load_run(path: Path, name: str = "") -> Run:
+    """Read one result directory; malformed JSON marks the run broken instead of raising."""
+    run = Run(path=path, name=name or path.name)
+    unreadable: list[str] = []
+    config_path, metrics_path = path / CONFIG, path / METRICS
+    if config_path.is_file():
+        config, err = _read_json(config_path)
+        if err or not isinstance(config, dict):
+            unreadable.append(err or "config.json is not a JSON object")
+        else:
+            run.config = config
+    else:
+        run.problems.append("no config.json: the command that made this run is unknown")
+    if metrics_path.is_file():
+        run.metrics, err = _read_json(metrics_path)
+        unreadable += [err] if err else []
+    run.problems += unreadable
+    _read_status(run)
+    if unreadable:
+        run.status, run.reason = "broken", unreadable[0]
+    _read_files(run)
     run.system = infer_system(run.command, path)
     return run
 

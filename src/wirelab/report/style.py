@@ -42,10 +42,11 @@ article.run { border: 1px solid var(--line); border-radius: 10px; margin: 18px 0
               padding: 16px 20px; background: var(--bg); box-shadow: 0 1px 2px rgba(0,0,0,.04); }
 article.run > header { display: flex; align-items: baseline; gap: 12px; flex-wrap: wrap; }
 .badge { font-size: 0.75rem; font-weight: 600; border-radius: 4px; padding: 1px 8px;
-         text-transform: uppercase; letter-spacing: 0.04em; border: 1px solid currentColor; }
+         text-transform: uppercase; letter-spacing: 0.04em; border: 1px solid currentColor;
+         white-space: nowrap; }
 .badge.complete { color: var(--ok); }
-.badge.incomplete { color: var(--warn); }
-.badge.broken { color: var(--bad); }
+.badge.incomplete, .badge.in-progress { color: var(--warn); }
+.badge.broken, .badge.failed { color: var(--bad); }
 .problems { border-left: 4px solid var(--bad); background: var(--panel); padding: 6px 12px;
             margin: 10px 0; }
 .problems.incomplete { border-left-color: var(--warn); }
@@ -75,6 +76,7 @@ table.summary td { font-size: 0.85rem; }
 table.summary td.cmd { white-space: nowrap; }
 .figures { display: grid; grid-template-columns: repeat(auto-fill, minmax(360px, 1fr)); gap: 16px;
            margin: 8px 0; }
+figure p.problems { margin: 0; }
 figure { margin: 0; border: 1px solid var(--line); border-radius: 8px; padding: 8px;
          background: #fff; }
 figure img, figure video { display: block; max-width: 100%; height: auto; margin: 0 auto; }
