@@ -11,8 +11,8 @@ from wirelab.errors import UsageError
 from wirelab.results import read_json
 from wirelab.sweep.batch import plan, point_metrics
 from wirelab.sweep.grid import BatchSpec, load_grid, parse_grid
+from wirelab.sweep.results_table import read_csv
 from wirelab.sweep.sweep import run_sweep
-from wirelab.sweep.table import read_csv
 
 VARY = "n = [30, 300]\nnoise = [0.1, 1.0, 3.0]\nseed = [0]\n"
 BATCH = '\n[batch]\nkey = "noise"\nrows = "rows"\n'

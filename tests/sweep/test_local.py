@@ -11,12 +11,13 @@ import time
 from collections import Counter
 from pathlib import Path
 
+from tests.clirun import one_line_error, wirelab
 from tests.sweep.conftest import toy_grid
 from tests.sweep.toy import main as toy_main
 from wirelab.results import read_json
 from wirelab.sweep.grid import load_grid
+from wirelab.sweep.results_table import read_csv
 from wirelab.sweep.sweep import run_sweep
-from wirelab.sweep.table import read_csv
 
 
 def calls(tmp_path: Path) -> Counter[tuple[str, str, str]]:
@@ -126,15 +127,17 @@ def test_cli_sweep_killed_midway_resumes_without_redoing_points(tmp_path: Path) 
 
 
 def test_cli_errors(tmp_path: Path) -> None:
-    def run(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-m", "wirelab.cli", "sweep", *args],
-                              capture_output=True, text=True, timeout=60)  # fmt: skip
+    def run(*args: str | Path) -> subprocess.CompletedProcess[str]:
+        return wirelab("sweep", *args)
 
-    r = run(str(tmp_path / "none.toml"), "--out", str(tmp_path / "o"))
-    assert r.returncode == 2 and "does not exist" in r.stderr
+    r = run(tmp_path / "none.toml", "--out", tmp_path / "o")
+    assert r.returncode == 2 and one_line_error(r) and "does not exist" in r.stderr
     grid = toy_grid(tmp_path)
-    r = run(str(grid), "--out", str(tmp_path / "o"), "--address", "127.0.0.1:1")
-    assert r.returncode == 2 and "--address only applies" in r.stderr
-    r = run(str(grid), "--out", str(tmp_path / "o"), "--dry-run")
+    r = run(grid, "--out", tmp_path / "o", "--address", "127.0.0.1:1")
+    assert r.returncode == 2 and one_line_error(r) and "--address only applies" in r.stderr
+    r = run(grid, "--out", tmp_path / "o", "--backend", "nope")
+    assert r.returncode == 2 and one_line_error(r) and "local, ray" in r.stderr
+    assert not (tmp_path / "o").exists()  # refused before the sweep's directory exists
+    r = run(grid, "--out", tmp_path / "o", "--dry-run")
     assert r.returncode == 0 and len(r.stdout.splitlines()) == 8
     assert "--n 30 --noise 0.1 --seed 0 --out" in r.stdout.splitlines()[0]

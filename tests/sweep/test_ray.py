@@ -9,8 +9,8 @@ import pytest
 
 from tests.sweep.conftest import toy_grid
 from wirelab.sweep.grid import load_grid
+from wirelab.sweep.results_table import read_csv, timing_column
 from wirelab.sweep.sweep import run_sweep
-from wirelab.sweep.table import read_csv, timing_column
 
 pytest.importorskip("ray", reason="the ray extra is not installed (pip install 'wirelab[ray]')")
 

@@ -3,6 +3,8 @@
 ``python -m tests.sweep.toy --n 200 --noise 0.1 --seed 0 --out DIR`` writes a result directory
 whose metrics (test R^2, MSE, fitted weight error) depend only on the arguments; ``--noise
 0.1,1.0`` fits each noise level and lists one row per level under ``rows`` (a batched run).
+It follows the experiment contract (`wirelab.results.experiment`): a failure inside the run
+leaves ``failed.json``, which the sweep clears before it retries the point.
 ``--fail`` makes it exit 1; ``--flaky FILE`` fails on the first attempt only (creates FILE);
 ``--log FILE`` appends one line per invocation, so tests can count how often a point ran;
 ``--sleep`` slows it.
@@ -18,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from wirelab.results import ResultDir
+from wirelab.results import experiment
 
 
 def _fit(a: argparse.Namespace, noise: float) -> dict[str, float]:
@@ -53,21 +55,21 @@ def main(argv: list[str] | None = None) -> int:
     if a.log:
         with open(a.log, "a") as fh:
             fh.write(f"{a.n} {a.noise} {a.seed} threads={os.environ.get('OMP_NUM_THREADS')}\n")
-    rd = ResultDir.create(a.out, command="python -m tests.sweep.toy", config=vars(a))
-    time.sleep(a.sleep)
-    if a.fail:
-        print("error: asked to fail", file=sys.stderr)
-        return 1
-    if a.flaky and not Path(a.flaky).exists():
-        Path(a.flaky).write_text("failed once\n")
-        print("error: flaky first attempt", file=sys.stderr)
-        return 3
-    noises = [float(v) for v in str(a.noise).split(",")]
-    rows = [dict(noise=nz, **_fit(a, nz)) for nz in noises]
-    metrics: dict[str, object] = {k: v for k, v in rows[0].items() if k != "noise"}
-    if len(rows) > 1:
-        metrics = {}
-    rd.write_metrics({**metrics, "fit": {"n_train": a.n, "dim": a.dim}, "rows": rows})
+    with experiment(a.out, command="python -m tests.sweep.toy", config=vars(a)) as rd:
+        time.sleep(a.sleep)
+        if a.fail:
+            print("error: asked to fail", file=sys.stderr)
+            raise SystemExit(1)
+        if a.flaky and not Path(a.flaky).exists():
+            Path(a.flaky).write_text("failed once\n")
+            print("error: flaky first attempt", file=sys.stderr)
+            raise SystemExit(3)
+        noises = [float(v) for v in str(a.noise).split(",")]
+        rows = [dict(noise=nz, **_fit(a, nz)) for nz in noises]
+        metrics: dict[str, object] = {k: v for k, v in rows[0].items() if k != "noise"}
+        if len(rows) > 1:
+            metrics = {}
+        rd.finish({**metrics, "fit": {"n_train": a.n, "dim": a.dim}, "rows": rows})
     return 0
 
 

@@ -1,4 +1,8 @@
-"""``wirelab sweep GRID.toml --backend local|ray [--address ADDR] [--workers N] --out DIR``."""
+"""``wirelab sweep GRID.toml --backend local|ray [--address ADDR] [--workers N] --out DIR``.
+
+The backend choices are the names in `wirelab.sweep.backends.BACKENDS`, read when the option is
+parsed (so a backend registered later is accepted too).
+"""
 
 from __future__ import annotations
 
@@ -6,10 +10,18 @@ from pathlib import Path
 
 import click
 
+from wirelab.sweep.backends import BACKENDS
+
 
 @click.command("sweep")
 @click.argument("grid_file", metavar="GRID.toml", type=click.Path(path_type=Path))
-@click.option("--backend", type=click.Choice(["local", "ray"]), default="local", show_default=True)
+@click.option(
+    "--backend",
+    type=BACKENDS.choice(),
+    default="local",
+    show_default=True,
+    help="Where the points run (a registered sweep backend).",
+)
 @click.option("--address", default=None, help="Ray cluster address (ray backend); none: start one.")
 @click.option(
     "--workers", type=click.IntRange(1), default=2, show_default=True, help="Points run at once."

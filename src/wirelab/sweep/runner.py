@@ -20,7 +20,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from wirelab.results import atomic_write_bytes
+from wirelab.results import FAILED, METRICS, atomic_write_bytes
 
 THREAD_VARS = (
     "OMP_NUM_THREADS",
@@ -85,7 +85,10 @@ def run_point(
     attempt = 0
     for attempt in range(1, retries + 2):
         out_path.mkdir(parents=True, exist_ok=True)
-        (out_path / "metrics.json").unlink(missing_ok=True)
+        # the sweep decides to (re)run this point: a previous attempt's outcome is not kept, so
+        # that the command does not refuse to rerun into a directory holding a failed run
+        for stale in (METRICS, FAILED):
+            (out_path / stale).unlink(missing_ok=True)
         try:
             proc = subprocess.run(
                 argv,
@@ -106,9 +109,9 @@ def run_point(
         except OSError as exc:
             log, rc = f"$ {' '.join(argv)}\n{exc}", "oserror"
         atomic_write_bytes(out_path / LOG_NAME, log.encode(errors="replace"))
-        if rc == 0 and (out_path / "metrics.json").is_file():
+        if rc == 0 and (out_path / METRICS).is_file():
             return Outcome(point_id, "ok", attempt, time.perf_counter() - t0)
-        (out_path / "metrics.json").unlink(missing_ok=True)  # a failed run is never complete
+        (out_path / METRICS).unlink(missing_ok=True)  # a failed run is never complete
         if rc == 0:
             error = "exited 0 but wrote no metrics.json"
         elif rc == "timeout":

@@ -12,8 +12,11 @@ Layout of ``--out DIR`` (itself a result directory)::
     DIR/metrics.json         counts and wall time; written last
 
 A point whose ``metrics.json`` exists is complete and is not run again, so a sweep that was killed
-resumes where it stopped. A failed point is recorded (status ``failed`` with its error) and retried
-on the next start.
+resumes where it stopped (its own directory is opened with ``resume=True``). A failed point is
+recorded (status ``failed`` with its error) and retried on the next start.
+
+`run_sweep` goes through named steps: `make_backend` (validation, before ``DIR`` is touched),
+`plan_sweep`, `run_tasks`, `result_rows`, `write_outputs`, `sweep_metrics`.
 """
 
 from __future__ import annotations
@@ -21,22 +24,21 @@ from __future__ import annotations
 import hashlib
 import json
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from wirelab.errors import UsageError
-from wirelab.results import ResultDir, read_json
-from wirelab.sweep.backends import Task, run_local, run_ray, threads_per_worker
+from wirelab.progress import progress_bar
+from wirelab.results import experiment, read_json
+from wirelab.sweep.backends import BACKENDS, Backend, Task, threads_per_worker
 from wirelab.sweep.batch import Group, plan, point_metrics, split
 from wirelab.sweep.grid import Grid, Point, display_argv
+from wirelab.sweep.results_table import flatten_metrics, summary_plot, write_tables
 from wirelab.sweep.runner import Outcome, write_files
-from wirelab.sweep.table import flatten_metrics, summary_plot, write_tables
-
-BACKENDS = ("local", "ray")
 
 
 @dataclass
@@ -49,6 +51,22 @@ class SweepResult:
     seconds: float
     metric: str | None
     files: list[Path] = field(default_factory=list)
+
+
+@dataclass
+class SweepPlan:
+    """What this start of a sweep runs: every point's directory, the unfinished points, and the
+    commands (batched groups first, then single points) that run them."""
+
+    points: list[Point]
+    point_dirs: dict[int, Path]
+    todo: list[Point]
+    groups: list[Group]
+    tasks: list[Task]
+
+    @property
+    def resumed(self) -> int:
+        return len(self.points) - len(self.todo)
 
 
 def point_dir_id(grid: Grid, point: Point) -> str:
@@ -109,121 +127,176 @@ def run_sweep(
     With a ``[batch]`` table in the grid (and ``batch=True``), unfinished points that differ
     only in the batch key run as one command each group (`wirelab.sweep.batch`).
     """
-    if backend not in BACKENDS:
-        raise UsageError(f"--backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
-    if address and backend != "ray":
-        raise UsageError("--address only applies to --backend ray")
+    runner = make_backend(grid, backend, workers=workers, threads=threads, address=address,
+                          timeout=timeout)  # fmt: skip
     console = console or Console(stderr=True)
+    t0 = time.perf_counter()
+    config = {
+        "grid": grid.to_dict(),
+        "backend": backend,
+        "address": address,
+        "workers": runner.workers,
+        "threads": runner.threads,
+        "batch": batch,
+    }
+    command = f"wirelab sweep {grid.source}".strip()
+    with experiment(out, command=command, config=config, resume=True) as rd:
+        sp = plan_sweep(grid, out, batch)
+        _announce(sp, console)
+        outcomes = _previous_outcomes(out / "outcomes.jsonl")
+        failed = run_tasks(grid, sp, runner, out, outcomes, console, f"{backend} x{runner.workers}")
+        rows = result_rows(grid, sp, outcomes)
+        files, metric = write_outputs(out, rows, grid)
+        seconds = time.perf_counter() - t0
+        rd.finish(sweep_metrics(sp, rows, backend, runner, seconds, metric))
+    return SweepResult(out, rows, len(sp.todo), sp.resumed, failed, seconds, metric, files)
+
+
+def make_backend(
+    grid: Grid,
+    backend: str,
+    *,
+    workers: int | None,
+    threads: int | None,
+    address: str | None,
+    timeout: float | None,
+) -> Backend:
+    """The chosen backend, built; a one-line `UsageError` for options that cannot work."""
+    cls = BACKENDS.get(backend)
+    if address and not cls.takes_address:
+        with_address = [n for n in BACKENDS.names() if BACKENDS.get(n).takes_address]
+        raise UsageError(f"--address only applies to --backend {' or '.join(with_address)}")
     workers = workers or 2
     if workers < 1:
         raise UsageError("--workers must be at least 1")
     threads = threads or threads_per_worker(workers)
-    t0 = time.perf_counter()
+    return cls(workers=workers, threads=threads, retries=grid.retries, timeout=timeout,
+               address=address)  # fmt: skip
+
+
+def plan_sweep(grid: Grid, out: Path, batch: bool) -> SweepPlan:
+    """Which points are still to run and the commands that run them."""
     points = grid.points()
-    rd = ResultDir.create(
-        out,
-        command=f"wirelab sweep {grid.source}".strip(),
-        config={
-            "grid": grid.to_dict(),
-            "backend": backend,
-            "address": address,
-            "workers": workers,
-            "threads": threads,
-            "batch": batch,
-        },
-    )
-    (out / "metrics.json").unlink(missing_ok=True)  # a sweep being run is not complete
     pdirs = {p.index: out / "points" / point_dir_id(grid, p) for p in points}
     todo = [p for p in points if not (pdirs[p.index] / "metrics.json").is_file()]
-    resumed = len(points) - len(todo)
-    log_path = out / "outcomes.jsonl"
-    outcomes = _previous_outcomes(log_path)
-    if resumed:
-        console.print(f"resuming: {resumed} of {len(points)} points already complete")
     groups, singles = plan(grid, grid.batch if batch else None, todo)
-    by_group = {g.id: g for g in groups}
-    for g in groups:
-        values = ", ".join(str(p.params[g.key]) for p in g.points)
-        console.print(f"batched: {len(g.points)} points -> 1 run {g.id} over {g.key} = {values}")
     tasks = [Task(g.id, g.argv, out / "batches" / g.id) for g in groups]
     tasks += [Task(point_dir_id(grid, p), grid.argv_before_out(p), pdirs[p.index]) for p in singles]
-    progress = Progress(
-        TextColumn("[bold]sweep[/] {task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=console,
-        transient=False,
-    )
+    return SweepPlan(points, pdirs, todo, groups, tasks)
+
+
+def _announce(sp: SweepPlan, console: Console) -> None:
+    if sp.resumed:
+        console.print(f"resuming: {sp.resumed} of {len(sp.points)} points already complete")
+    for g in sp.groups:
+        values = ", ".join(str(p.params[g.key]) for p in g.points)
+        console.print(f"batched: {len(g.points)} points -> 1 run {g.id} over {g.key} = {values}")
+
+
+def run_tasks(
+    grid: Grid,
+    sp: SweepPlan,
+    runner: Backend,
+    out: Path,
+    outcomes: dict[str, dict[str, Any]],
+    console: Console,
+    label: str,
+) -> int:
+    """Run the plan's tasks on ``runner``, recording each outcome as it comes (a killed sweep
+    keeps what finished); batched runs are split into their points. Returns the failed points."""
+    log_path = out / "outcomes.jsonl"
+    by_group = {g.id: g for g in sp.groups}
     failed = 0
-    with progress:
-        bar = progress.add_task(f"{backend} x{workers}", total=len(points), completed=resumed)
-        if backend == "local":
-            stream = run_local(
-                tasks, workers=workers, threads=threads, retries=grid.retries, timeout=timeout
-            )
-        else:
-            stream = run_ray(
-                tasks,
-                workers=workers,
-                threads=threads,
-                retries=grid.retries,
-                timeout=timeout,
-                address=address,
-            )
-        for outcome in stream:
-            group = by_group.get(outcome.id)
-            if group is None:
-                _record(outcome, out / "points" / outcome.id, outcomes, log_path)
-                point_outcomes = [outcome]
-            else:
-                _record(outcome, out / "batches" / group.id, outcomes, log_path)
-                point_outcomes = _split_group(grid, group, outcome, out, pdirs)
-                for po in point_outcomes:
-                    _record(po, out / "points" / po.id, outcomes, log_path)
-            for po in point_outcomes:
+    with progress_bar(f"sweep {label}", len(sp.points)) as bar:
+        bar.update(sp.resumed)
+        for outcome in runner.run(sp.tasks):
+            for po in _point_outcomes(grid, sp, by_group, outcome, out, outcomes, log_path):
                 failed += po.status != "ok"
                 if po.status != "ok":
-                    progress.console.print(f"[red]point {po.id} failed:[/] {po.error}")
-                progress.advance(bar)
-    rows = [
-        _row(grid, p, point_dir_id(grid, p), outcomes.get(point_dir_id(grid, p)), pdirs[p.index])
-        for p in points
-    ]
+                    console.print(f"[red]point {po.id} failed:[/] {po.error}")
+                bar.advance()
+    return failed
+
+
+def _point_outcomes(
+    grid: Grid,
+    sp: SweepPlan,
+    by_group: dict[str, Group],
+    outcome: Outcome,
+    out: Path,
+    outcomes: dict[str, dict[str, Any]],
+    log_path: Path,
+) -> Iterator[Outcome]:
+    """Record one task's outcome; yield the outcome of each point it ran."""
+    group = by_group.get(outcome.id)
+    if group is None:
+        _record(outcome, out / "points" / outcome.id, outcomes, log_path)
+        yield outcome
+        return
+    _record(outcome, out / "batches" / group.id, outcomes, log_path)
+    for po in _split_group(grid, group, outcome, out, sp.point_dirs):
+        _record(po, out / "points" / po.id, outcomes, log_path)
+        yield po
+
+
+def result_rows(
+    grid: Grid, sp: SweepPlan, outcomes: dict[str, dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """One row per point in expansion order: parameters, status, flattened metrics."""
+    rows = []
+    for p in sp.points:
+        pid = point_dir_id(grid, p)
+        rows.append(_row(grid, p, pid, outcomes.get(pid), sp.point_dirs[p.index]))
+    return rows
+
+
+def write_outputs(
+    out: Path, rows: list[dict[str, Any]], grid: Grid
+) -> tuple[list[Path], str | None]:
+    """``results.csv``, ``results.jsonl`` and ``summary.png``; returns their paths and the metric
+    plotted."""
     params = list(grid.vary)
     files = write_tables(out, rows, params)
     plot, metric = summary_plot(out, rows, params, grid.metric)
     if plot:
         files.append(plot)
-    seconds = time.perf_counter() - t0
-    rd.write_metrics(
-        {
-            "points": len(points),
-            "ok": sum(r["status"] == "ok" for r in rows),
-            "failed": sum(r["status"] == "failed" for r in rows),
-            "ran": len(todo),
-            "commands": len(tasks),
-            "resumed": resumed,
-            "backend": backend,
-            "workers": workers,
-            "threads_per_worker": threads,
-            "wall_seconds": round(seconds, 3),
-            "metric": metric,
-            "batches": [
-                {
-                    "batch": g.id,
-                    "key": g.key,
-                    "points": len(g.points),
-                    "command": display_argv(g.argv),
-                }
-                for g in groups
-            ],
-            "failed_points": [
-                {"point": r["point"], "error": r["error"]} for r in rows if r["status"] == "failed"
-            ],
-        }
-    )
-    return SweepResult(out, rows, len(todo), resumed, failed, seconds, metric, files)
+    return files, metric
+
+
+def sweep_metrics(
+    sp: SweepPlan,
+    rows: list[dict[str, Any]],
+    backend: str,
+    runner: Backend,
+    seconds: float,
+    metric: str | None,
+) -> dict[str, Any]:
+    """The sweep's own ``metrics.json``: counts, the backend, wall time, batches, failures."""
+    return {
+        "points": len(sp.points),
+        "ok": sum(r["status"] == "ok" for r in rows),
+        "failed": sum(r["status"] == "failed" for r in rows),
+        "ran": len(sp.todo),
+        "commands": len(sp.tasks),
+        "resumed": sp.resumed,
+        "backend": backend,
+        "workers": runner.workers,
+        "threads_per_worker": runner.threads,
+        "wall_seconds": round(seconds, 3),
+        "metric": metric,
+        "batches": [
+            {
+                "batch": g.id,
+                "key": g.key,
+                "points": len(g.points),
+                "command": display_argv(g.argv),
+            }
+            for g in sp.groups
+        ],
+        "failed_points": [
+            {"point": r["point"], "error": r["error"]} for r in rows if r["status"] == "failed"
+        ],
+    }
 
 
 def _previous_outcomes(log_path: Path) -> dict[str, dict[str, Any]]:

@@ -3,7 +3,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from wirelab.sweep.table import flatten_metrics, read_csv, summary_plot, timing_column, write_tables
+from wirelab.sweep.results_table import (
+    flatten_metrics,
+    read_csv,
+    summary_plot,
+    timing_column,
+    write_tables,
+)
 
 
 def test_flatten_metrics() -> None:
