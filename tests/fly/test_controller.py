@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from tests.conftest import requires_larva
 from wirelab.errors import UsageError
 from wirelab.fly.controller import ConnectomeController, ControllerConfig, reference_update
-from wirelab.fly.mapping import FixedMapping, fit_ridge, fit_ridge_cv
+from wirelab.fly.mapping import FixedMapping, LinearMapping, fit_ridge_cv
 from wirelab.fly.populations import Populations, input_neurons, modalities
 from wirelab.reservoir import reservoir_weights
 
@@ -87,7 +87,8 @@ def test_ridge_equals_closed_form_and_recovers_a_linear_map() -> None:
     x = rng.normal(size=(400, 6)) * np.array([1, 10, 0.1, 1, 1, 1])
     w_true = rng.normal(size=(6, 2))
     y = x @ w_true + np.array([1.0, -2.0])
-    m = fit_ridge(x, y, ridge=0.0)
+    groups = np.arange(400) % 8
+    m, _, _ = fit_ridge_cv(x, y, groups, ridges=(0.0,))
     np.testing.assert_allclose(m.weight, w_true, atol=1e-8)
     np.testing.assert_allclose(m.bias, [1.0, -2.0], atol=1e-8)
     # closed form on standardised features with a penalty
@@ -95,6 +96,55 @@ def test_ridge_equals_closed_form_and_recovers_a_linear_map() -> None:
     mx, sd = x.mean(0), x.std(0)
     z = (x - mx) / sd
     wz = np.linalg.solve(z.T @ z + lam * np.eye(6), z.T @ (y - y.mean(0)))
-    np.testing.assert_allclose(fit_ridge(x, y, lam).weight, wz / sd[:, None], atol=1e-10)
-    _, best, scores = fit_ridge_cv(x, y + 0.01 * rng.normal(size=y.shape), np.arange(400) % 8)
+    np.testing.assert_allclose(
+        fit_ridge_cv(x, y, groups, ridges=(lam,))[0].weight, wz / sd[:, None], atol=1e-10
+    )
+    _, best, scores = fit_ridge_cv(x, y + 0.01 * rng.normal(size=y.shape), groups)
     assert best == min(scores, key=lambda k: scores[k])
+
+
+def _former_fit_ridge(x: np.ndarray, y: np.ndarray, ridge: float) -> LinearMapping:
+    """The ridge fly used to carry itself (standardised features, unpenalised bias)."""
+    x = np.asarray(x, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    mx, my = x.mean(axis=0), y.mean(axis=0)
+    sd = x.std(axis=0)
+    sd[sd < 1e-12] = 1.0
+    z, yc = (x - mx) / sd, y - my
+    w = np.linalg.solve(z.T @ z + ridge * np.eye(x.shape[1]), z.T @ yc) / sd[:, None]
+    return LinearMapping(weight=w, bias=my - mx @ w)
+
+
+def _former_fit_ridge_cv(
+    x: np.ndarray, y: np.ndarray, groups: np.ndarray
+) -> tuple[LinearMapping, float, dict[float, float]]:
+    uniq = np.unique(groups)
+    folds = np.array_split(uniq, min(5, len(uniq)))
+    scores: dict[float, float] = {}
+    for lam in (1e-4, 1e-2, 1.0, 1e2, 1e4):
+        err = 0.0
+        for fold in folds:
+            test = np.isin(groups, fold)
+            if test.all() or not test.any():
+                continue
+            m = _former_fit_ridge(x[~test], y[~test], lam)
+            err += float(np.sum((m(x[test], x[test]) - y[test]) ** 2))
+        scores[lam] = err / len(y)
+    best = min(scores, key=lambda k: scores[k])
+    return _former_fit_ridge(x, y, best), best, scores
+
+
+@pytest.mark.parametrize("runs", [1, 3, 7])
+def test_ridge_is_bitwise_the_former_fly_ridge(runs: int) -> None:
+    """Taxis-like data (float32 features, interleaved runs): same weights, penalty and scores."""
+    rng = np.random.default_rng(runs)
+    s, f = 30, 12
+    x = (rng.normal(size=(s * runs, f)) * np.geomspace(1e-3, 1, f)).astype(np.float32)
+    x[:, 2] = 0.5  # a constant feature
+    y = np.tanh(x[:, :2].astype(np.float64) * 3) + rng.normal(0, 0.1, (s * runs, 2))
+    groups = np.tile(np.arange(runs), s)
+    new, best, scores = fit_ridge_cv(x, y, groups)
+    old, old_best, old_scores = _former_fit_ridge_cv(x, y, groups)
+    np.testing.assert_array_equal(new.weight, old.weight)
+    np.testing.assert_array_equal(new.bias, old.bias)
+    assert best == old_best and scores == old_scores

@@ -16,6 +16,7 @@ from wirelab.cli_options import FINITE_FLOAT, finite_float, out_option
 from wirelab.errors import UsageError
 from wirelab.fly.bodies import BODIES
 from wirelab.fly.options import (
+    connectome_option,
     controller_options,
     nulls_option,
     readout_option,
@@ -103,6 +104,7 @@ def calibrate_cmd(
     help="Also run the other normalisation.",
 )
 @controller_options
+@connectome_option
 @out_option()
 def stimulate_cmd(
     side: str,
@@ -122,6 +124,7 @@ def stimulate_cmd(
     readout: str,
     update_steps: int,
     seed: int,
+    connectome: str,
     out: Path,
     overwrite: bool,
 ) -> None:
@@ -142,6 +145,7 @@ def stimulate_cmd(
         viewer=viewer,
         compare=compare,
         seed=seed,
+        connectome=connectome,
     )
     m = run(config, out, overwrite=overwrite)
     click.echo(
@@ -175,6 +179,7 @@ def stimulate_cmd(
     "--steps", type=click.IntRange(min=1), default=20, show_default=True, help="Reservoir updates."
 )
 @seed_option
+@connectome_option
 @out_option()
 def lateralization_cmd(
     modalities: str,
@@ -184,6 +189,7 @@ def lateralization_cmd(
     boot: int,
     steps: int,
     seed: int,
+    connectome: str,
     out: Path,
     overwrite: bool,
 ) -> None:
@@ -204,6 +210,7 @@ def lateralization_cmd(
         boot=boot,
         steps=steps,
         seed=seed,
+        connectome=connectome,
     )
     m = run(config, out, overwrite=overwrite)
     for r in m["summary"]:
@@ -256,6 +263,7 @@ def lateralization_cmd(
     default=None,
     help="MP4 of the first flygym test trial.",
 )
+@connectome_option
 @out_option()
 def taxis_cmd(
     trials: int,
@@ -271,6 +279,7 @@ def taxis_cmd(
     update_steps: int,
     seed: int,
     video: Path | None,
+    connectome: str,
     out: Path,
     overwrite: bool,
 ) -> None:
@@ -295,6 +304,7 @@ def taxis_cmd(
         nulls=n_nulls,
         mirror=mirror,
         video=video,
+        connectome=connectome,
     )
     m = run(config, out, overwrite=overwrite)
     for r in m["conditions"]:

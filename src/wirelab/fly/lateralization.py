@@ -27,6 +27,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from wirelab.data.connectome import Connectome
+from wirelab.data.connectomes import load_connectome
 from wirelab.errors import UsageError
 from wirelab.fly.populations import input_neurons, modalities
 from wirelab.fly.stimulate import lateralization_index
@@ -186,7 +187,7 @@ def build_models(
     mirror: bool = True,
 ) -> list[Model]:
     """Connectome, ``n_nulls`` degree-preserving nulls and the mirror, each normalised."""
-    from wirelab.fly.nulls import degree_preserving, mirrored
+    from wirelab.reservoir.nulls import degree_preserving, mirrored
 
     raw: list[tuple[str, int, sp.csr_matrix]] = [("connectome", 0, con.matrix())]
     raw += [("degree", i, degree_preserving(con, seed + i)) for i in range(n_nulls)]
@@ -212,6 +213,7 @@ class LateralizationConfig:
     boot: int = 100
     steps: int = 20
     seed: int = 0
+    connectome: str = "larva"
 
     def __post_init__(self) -> None:
         if not self.gains or self.nulls < 0 or self.boot < 0 or self.steps < 1:
@@ -247,9 +249,7 @@ def run(
     from wirelab.fly.plots import lateralization as lat_plot
 
     if con is None:
-        from wirelab.data import load_larva
-
-        con = load_larva()
+        con = load_connectome(config.connectome)
     mods = config.resolve_modalities(con)
     norms = list(config.normalizations)
     run_config = {
@@ -262,6 +262,7 @@ def run(
         "seed": config.seed,
         "alpha": 1.0,
         "leak": 1.0,
+        "connectome": config.connectome,
     }
     with experiment(
         out, command="wirelab fly lateralization", config=run_config, overwrite=overwrite

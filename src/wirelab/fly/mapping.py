@@ -9,7 +9,8 @@ Trained mapping (`LinearMapping`), on the readout neuron activities ``r`` ``(B, 
 
     [left, right] = r @ W + b          W: (F, 2), b: (2,)
 
-fitted by ridge regression (`fit_ridge`) to a teacher's signals. Both return ``(B, 2)``; the body
+fitted by ridge regression (`fit_ridge_cv`, the reservoir's `Ridge` with standardised features
+and leave-runs-out folds) to a teacher's signals. Both return ``(B, 2)``; the body
 clips to its drive range.
 """
 
@@ -21,6 +22,7 @@ from typing import Protocol
 import numpy as np
 
 from wirelab.errors import UsageError
+from wirelab.reservoir.readout import Ridge
 
 SIDEDNESS = ("ipsilateral", "contralateral")
 
@@ -59,48 +61,26 @@ class LinearMapping:
         return np.asarray(features) @ self.weight + self.bias  # (B, 2)
 
 
-def fit_ridge(x: np.ndarray, y: np.ndarray, ridge: float) -> LinearMapping:
-    """Closed-form ridge with an unpenalised bias on standardised features.
-
-    ``Z = (X - mean) / std`` (constant features get std 1), ``Wz = (Z^T Z + lam I)^-1 Z^T Yc``,
-    returned in the original units as ``W = Wz / std`` and ``b = mean_y - mean_x @ W``, so the
-    penalty does not depend on the scale of the activity (spectral vs row normalisation).
-    ``x`` ``(S, F)`` features, ``y`` ``(S, 2)`` targets.
-    """
-    x = np.asarray(x, dtype=np.float64)
-    y = np.asarray(y, dtype=np.float64)
-    if x.ndim != 2 or y.ndim != 2 or len(x) != len(y) or len(x) < 2 or ridge < 0:
-        raise UsageError(
-            f"ridge needs x (S, F), y (S, 2), S >= 2, ridge >= 0; got {x.shape}, {y.shape}"
-        )
-    mx, my = x.mean(axis=0), y.mean(axis=0)
-    sd = x.std(axis=0)
-    sd[sd < 1e-12] = 1.0
-    z, yc = (x - mx) / sd, y - my  # (S, F), (S, 2)
-    a = z.T @ z + ridge * np.eye(x.shape[1])
-    w = np.linalg.solve(a, z.T @ yc) / sd[:, None]  # (F, 2)
-    return LinearMapping(weight=w, bias=my - mx @ w)
+RIDGES = (1e-4, 1e-2, 1.0, 1e2, 1e4)
 
 
 def fit_ridge_cv(
     x: np.ndarray,
     y: np.ndarray,
     groups: np.ndarray,
-    ridges: tuple[float, ...] = (1e-4, 1e-2, 1.0, 1e2, 1e4),
+    ridges: tuple[float, ...] = RIDGES,
 ) -> tuple[LinearMapping, float, dict[float, float]]:
-    """Choose ``ridge`` by leave-group-out CV (groups = training runs), refit on all data."""
-    groups = np.asarray(groups)
-    uniq = np.unique(groups)
-    folds = np.array_split(uniq, min(5, len(uniq)))
+    """The reservoir's ridge (`wirelab.reservoir.readout.Ridge`) on standardised features, the
+    penalty chosen by leave-groups-out CV (groups = training runs, at most 5 folds), refit on all.
+
+    ``x`` ``(S, F)`` features, ``y`` ``(S, 2)`` targets, ``groups`` ``(S,)``. Returns the mapping,
+    the chosen penalty and the held-out squared error per sample for each penalty.
+    """
+    model = Ridge(ridges, folds=5, standardize=True).fit(x, y, groups=groups)
+    assert model.coef_ is not None and model.intercept_ is not None and model.ridge_ is not None
     scores: dict[float, float] = {}
-    for lam in ridges:
-        err = 0.0
-        for fold in folds:
-            test = np.isin(groups, fold)
-            if test.all() or not test.any():
-                continue
-            m = fit_ridge(x[~test], y[~test], lam)
-            err += float(np.sum((m(None, x[test]) - y[test]) ** 2))  # type: ignore[arg-type]
-        scores[lam] = err / len(y)
-    best = min(scores, key=lambda k: scores[k])
-    return fit_ridge(x, y, best), best, scores
+    if model.cv_errors_ is not None:  # per sample and output -> per sample
+        scores = {
+            lam: float(e) * np.shape(y)[1] for lam, e in zip(ridges, model.cv_errors_, strict=True)
+        }
+    return LinearMapping(weight=model.coef_, bias=model.intercept_), model.ridge_, scores

@@ -8,6 +8,7 @@ from typing import Any, TypeVar
 import click
 
 from wirelab.cli_options import FINITE_FLOAT, SEED, finite_float
+from wirelab.data.connectomes import CONNECTOMES
 from wirelab.fly.populations import READOUTS
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -45,6 +46,17 @@ def nulls_option(default: int, help: str) -> Callable[[F], F]:
         show_default=True,
         help=help,
     )
+
+
+def connectome_option(f: F) -> F:
+    """``--connectome``: a name from `wirelab.data.connectomes.CONNECTOMES`."""
+    return click.option(
+        "--connectome",
+        type=CONNECTOMES.choice(),
+        default="larva",
+        show_default=True,
+        help="The connectome that drives the fly.",
+    )(f)
 
 
 def seed_option(f: F) -> F:

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from wirelab.data.connectome import Connectome
+from wirelab.data.connectomes import load_connectome
 from wirelab.errors import UsageError
 from wirelab.fly.bodies import body_class, renderers
 from wirelab.fly.controller import ConnectomeController, ControllerConfig
@@ -125,6 +126,7 @@ class StimulateConfig:
     viewer: bool = False
     compare: bool = True
     seed: int = 0
+    connectome: str = "larva"
 
     @property
     def normalizations(self) -> list[str]:
@@ -157,7 +159,7 @@ def run(
     written to the result directory ``out``: trajectory and DN-trace plots, the video (a body
     that renders; default ``out/video.mp4``) and ``metrics.json``. Returns the metrics.
 
-    ``con`` is the connectome (the larva's when None).
+    ``con`` is the connectome (``config.connectome`` loaded when None).
     """
     from wirelab.fly.plots import dn_traces, trajectories
     from wirelab.fly.populations import Populations
@@ -167,9 +169,7 @@ def run(
     body = config.body
     cls = body_class(body)
     if con is None:
-        from wirelab.data import load_larva
-
-        con = load_larva()
+        con = load_connectome(config.connectome)
     Populations.build(con, ctrl.modality, ctrl.readout)  # unknown modality: fail before the run
     norms = config.normalizations
     video = config.video
@@ -184,6 +184,7 @@ def run(
         "mapping": dataclasses.asdict(config.mapping),
         "seed": config.seed,
         "controller": ctrl.to_dict(),
+        "connectome": config.connectome,
     }
     with experiment(
         out, command="wirelab fly stimulate", config=run_config, overwrite=overwrite

@@ -19,6 +19,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from wirelab.data.connectome import Connectome
+from wirelab.data.connectomes import load_connectome
 from wirelab.errors import UsageError
 from wirelab.fly.bodies import body_class, renderers
 from wirelab.fly.body import Body
@@ -104,7 +105,7 @@ def run_study(
 
     Returns tidy rows (one per condition) and the test traces by condition.
     """
-    from wirelab.fly.nulls import degree_preserving, mirrored
+    from wirelab.reservoir.nulls import degree_preserving, mirrored
 
     cls = body_class(body)
     models: list[tuple[str, sp.spmatrix | None]] = [("connectome", None)]
@@ -164,6 +165,7 @@ class TaxisStudyConfig:
     nulls: int = 3
     mirror: bool = True
     video: Path | None = None
+    connectome: str = "larva"
 
     def validate(self) -> None:
         if self.nulls < 0:
@@ -189,9 +191,7 @@ def run(
 
     config.validate()
     if con is None:
-        from wirelab.data import load_larva
-
-        con = load_larva()
+        con = load_connectome(config.connectome)
     cfg, ctrl = config.taxis, config.controller
     run_config = {
         "taxis": cfg.to_dict(),
@@ -200,6 +200,7 @@ def run(
         "nulls": config.nulls,
         "mirror": config.mirror,
         "video": config.video,
+        "connectome": config.connectome,
     }
     with experiment(out, command="wirelab fly taxis", config=run_config, overwrite=overwrite) as rd:
         t0 = time.perf_counter()

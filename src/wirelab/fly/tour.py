@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from wirelab.data.connectomes import load_connectome
 from wirelab.fly.bodies import body_class
 from wirelab.fly.controller import ControllerConfig
 from wirelab.fly.flygym_body import flygym_available
@@ -18,12 +19,10 @@ from wirelab.fly.stimulate import run as stimulate
 
 
 def run(out: Path, quick: bool = False) -> dict[str, Any]:
-    from wirelab.data import load_larva
-
     reason = flygym_available()
     body = "kinematic" if reason else "flygym"
     duration = body_class(body).tour_duration[0 if quick else 1]
-    con = load_larva()
+    con = load_connectome("larva")
     summary: dict[str, Any] = {"body": f"{body} ({reason})" if reason else body}
     for side in ("left", "right"):
         config = StimulateConfig(
