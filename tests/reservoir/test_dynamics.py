@@ -5,8 +5,8 @@ import pytest
 import scipy.sparse as sp
 
 from wirelab.errors import DivergenceError, UsageError
-from wirelab.reservoir import kernels
-from wirelab.reservoir.dynamics import LIFState, LIFUnits, Reservoir, Units, esn_step, lif_step
+from wirelab.reservoir.dynamics import Reservoir
+from wirelab.reservoir.units import LIFState, LIFUnits, Units, esn_step, lif_step
 from wirelab.reservoir.weights import normalize
 
 
@@ -31,35 +31,26 @@ def test_step_orientation_is_pre_to_post() -> None:
     w = sp.csr_matrix(([1.0], ([0], [1])), shape=(2, 2))
     x = esn_step(w, np.array([1.0, 0.0]), np.zeros(1), np.zeros((1, 2)), Units("linear"))
     np.testing.assert_allclose(x, [0.0, 1.0])
-    r = Reservoir(w, np.zeros((1, 2)), units=Units("linear"), backend="scipy")
+    r = Reservoir(w, np.zeros((1, 2)), units=Units("linear"))
     np.testing.assert_allclose(r.step(np.array([[[[1.0, 0.0]]]]), np.zeros(1))[0, 0, 0], [0, 1])
 
 
-NUMBA = pytest.param("numba", marks=pytest.mark.slow)  # compile time; the benchmark covers it
-
-
 @pytest.mark.parametrize("activation", ["tanh", "linear", "sigmoid"])
-@pytest.mark.parametrize("backend", ["scipy", NUMBA])
-def test_batched_engine_matches_reference_step(activation: str, backend: str) -> None:
-    if backend == "numba" and not kernels.available():
-        pytest.skip("numba not installed")
+def test_batched_engine_matches_reference_step(activation: str) -> None:
     w1, w_in = _random(seed=1)
     w2, _ = _random(seed=2)
     units = Units(activation, leak=0.7, input_scaling=0.5, bias=0.1)
     alphas = [0.4, 0.8]
     rng = np.random.default_rng(3)
     u = rng.uniform(-1, 1, (30, 3, 2))  # (T, B, K)
-    res = Reservoir(
-        [w1, w2], w_in, alphas=alphas, units=units, batch=3, dtype=np.float64, backend=backend
-    )
+    res = Reservoir([w1, w2], w_in, alphas=alphas, units=units, batch=3, dtype=np.float64)
     run = res.run(u, record=[0, 5, 7], washout=4)
     assert run.states.shape == (26, 2, 2, 3, 3)  # (T - washout, M, G, B, P)
     for m, w in enumerate((w1, w2)):
         for g, a in enumerate(alphas):
             for b in range(3):
                 ref = _reference_run(w, w_in, u[:, b], units, a)
-                tol = 1e-6 if (backend == "numba" and activation == "tanh") else 1e-12
-                np.testing.assert_allclose(run.states[:, m, g, b], ref[4:, [0, 5, 7]], atol=tol)
+                np.testing.assert_allclose(run.states[:, m, g, b], ref[4:, [0, 5, 7]], atol=1e-12)
     # step-by-step through the public step equals the fused run
     st = res.zeros()
     for t in range(30):
@@ -68,27 +59,21 @@ def test_batched_engine_matches_reference_step(activation: str, backend: str) ->
 
 
 def test_float32_fast_path_agrees_with_float64_reference() -> None:
-    if not kernels.available():
-        pytest.skip("numba not installed")
     w, w_in = _random(60, seed=4)
     u = np.random.default_rng(5).uniform(-1, 1, (200, 2))
-    fast = Reservoir(w, w_in, alphas=[0.9, 1.1], batch=1, backend="numba").run(u)
-    ref = Reservoir(w, w_in, alphas=[0.9, 1.1], dtype=np.float64, backend="scipy").run(u)
+    fast = Reservoir(w, w_in, alphas=[0.9, 1.1], batch=1).run(u)
+    ref = Reservoir(w, w_in, alphas=[0.9, 1.1], dtype=np.float64).run(u)
     assert fast.states.dtype == np.float32
     np.testing.assert_allclose(fast.states, ref.states, atol=2e-5)
 
 
-@pytest.mark.parametrize("backend", ["scipy", NUMBA])
-def test_divergence_names_step_and_settings(backend: str) -> None:
-    if backend == "numba" and not kernels.available():
-        pytest.skip("numba not installed")
+def test_divergence_names_step_and_settings() -> None:
     w, w_in = _random(seed=6)
     res = Reservoir(
         w,
         w_in,
         alphas=[0.5, 50.0],
         units=Units("linear"),
-        backend=backend,
         settings={"normalize": "spectral"},
     )
     u = np.ones((2000, 2))
@@ -109,7 +94,7 @@ def test_lif_spikes_refractory_and_rate() -> None:
     assert times.size >= 3 and np.all(np.diff(times) >= 4)  # at least refractory + 1 apart
     assert np.all(np.array(spikes)[:, 1] == 0)
     # batched engine, spiking units, rate readout
-    res = Reservoir(w, np.array([[1.0, 0.0]]), units=units, backend="scipy", alphas=[1.0, 2.0])
+    res = Reservoir(w, np.array([[1.0, 0.0]]), units=units, alphas=[1.0, 2.0])
     run = res.run(np.full((30, 1), 0.6))
     assert run.states.shape == (30, 1, 2, 1, 2)
     assert run.states[-1, 0, 0, 0, 0] > 0 and run.states[-1, 0, 0, 0, 1] == 0
@@ -134,7 +119,7 @@ def test_bad_shapes_raise_usage_errors() -> None:
         Reservoir(w, w_in[:, :5])
     with pytest.raises(UsageError, match="every"):
         Reservoir([w, sp.eye(3)], w_in)
-    res = Reservoir(w, w_in, batch=2, backend="scipy")
+    res = Reservoir(w, w_in, batch=2)
     with pytest.raises(UsageError, match=r"\(T, B, K\)"):
         res.run(np.zeros((10, 3, 2)))
     with pytest.raises(UsageError, match="record"):

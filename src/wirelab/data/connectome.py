@@ -33,6 +33,15 @@ SIDES = ("left", "right")
 _DERIVED_VERSION = 1
 
 
+def check_edge_types(edge_types: Iterable[str]) -> list[str]:
+    """``edge_types`` as a list, or a `UsageError` unless a non-empty subset of `EDGE_TYPES`."""
+    chosen = list(edge_types)
+    bad = [e for e in chosen if e not in EDGE_TYPES]
+    if bad or not chosen:
+        raise UsageError(f"edge types must be a non-empty subset of {EDGE_TYPES}, got {chosen}")
+    return chosen
+
+
 @dataclass(frozen=True, eq=False)
 class Connectome:
     """A directed, weighted connectome with per-neuron annotations.
@@ -116,10 +125,7 @@ class Connectome:
         """``(N, N)`` float64 CSR ``[pre, post]``: all synapses, or the sum of some edge types."""
         if edge_types is None:
             return self.weights.astype(np.float64)
-        chosen = list(edge_types)
-        bad = [e for e in chosen if e not in EDGE_TYPES]
-        if bad or not chosen:
-            raise UsageError(f"edge types must be a non-empty subset of {EDGE_TYPES}, got {chosen}")
+        chosen = check_edge_types(edge_types)
         total = sp.csr_matrix((self.n, self.n), dtype=np.float64)
         for e in chosen:
             total = total + self.edge_types[e]

@@ -3,16 +3,9 @@
 Orientation everywhere: ``W[pre, post]``; row-vector states, recurrent drive ``x @ W``.
 """
 
-from wirelab.reservoir.dynamics import (
-    LIFState,
-    LIFUnits,
-    Reservoir,
-    RunResult,
-    Units,
-    esn_step,
-    lif_step,
-)
+from wirelab.reservoir.dynamics import Reservoir, RunResult
 from wirelab.reservoir.populations import parse_population, population
+from wirelab.reservoir.units import LIFState, LIFUnits, Units, esn_step, lif_step
 from wirelab.reservoir.weights import (
     as_csr,
     from_edge_list,

@@ -2,34 +2,29 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 from typing import Any
 
 import click
-import numpy as np
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from wirelab.cli_options import FINITE_FLOAT, SEED, finite_float, out_option
+from wirelab.data.connectomes import CONNECTOMES
+from wirelab.registry import RegistryChoice
 from wirelab.reservoir.nulls import NULLS
 from wirelab.reservoir.tasks import TASKS
 from wirelab.reservoir.weights import NORMALIZATIONS, parse_alphas
 
 
-def finite_or_none(obj: Any) -> Any:
-    """JSON-safe copy: NaN/inf floats become None (e.g. an unreachable target's hop count)."""
-    if isinstance(obj, dict):
-        return {str(k): finite_or_none(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [finite_or_none(v) for v in obj]
-    if isinstance(obj, (float, np.floating)):
-        return float(obj) if np.isfinite(obj) else None
-    if isinstance(obj, np.integer):
-        return int(obj)
-    if isinstance(obj, np.ndarray):
-        return finite_or_none(obj.tolist())
-    return obj
+class _TaskChoice(RegistryChoice):
+    """A registered task or ``all``."""
+
+    def get_metavar(self, param: click.Parameter, ctx: click.Context | None = None) -> str:
+        return "[" + "|".join([*TASKS.names(), "all"]) + "]"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        return value if value == "all" else super().convert(value, param, ctx)
 
 
 def _split(text: str | None) -> list[str] | None:
@@ -47,10 +42,10 @@ def group() -> None:
     "tasks",
     multiple=True,
     required=True,
-    type=click.Choice([*TASKS, "all"]),
+    type=_TaskChoice(TASKS),
     help="Task (repeat for several, or 'all').",
 )
-@click.option("--connectome", default="larva", show_default=True)
+@click.option("--connectome", type=CONNECTOMES.choice(), default="larva", show_default=True)
 @click.option(
     "--inputs",
     default="sensory",
@@ -69,7 +64,9 @@ def group() -> None:
     show_default=True,
     help="Global gains: START:STOP:N, a,b,c or one value.",
 )
-@click.option("--nulls", default=20, show_default=True, help="Nulls per null model.")
+@click.option(
+    "--nulls", type=click.IntRange(min=0), default=20, show_default=True, help="Nulls per model."
+)
 @click.option(
     "--null-model",
     "null_models",
@@ -84,13 +81,19 @@ def group() -> None:
     show_default=True,
     help="Rate units, or 'lif': leaky integrate-and-fire units read out by their rate trace.",
 )
-@click.option("--leak", default=1.0, show_default=True)
-@click.option("--input-scaling", default=1.0, show_default=True)
-@click.option("--bias", default=0.0, show_default=True)
-@click.option("--seed", default=0, show_default=True)
-@click.option("--workers", default=2, show_default=True, help="Processes (one per core).")
+@click.option("--leak", type=finite_float(0.0, 1.0, min_open=True), default=1.0, show_default=True)
+@click.option("--input-scaling", type=FINITE_FLOAT, default=1.0, show_default=True)
+@click.option("--bias", type=FINITE_FLOAT, default=0.0, show_default=True)
+@click.option("--seed", type=SEED, default=0, show_default=True)
+@click.option(
+    "--workers",
+    type=click.IntRange(min=1),
+    default=2,
+    show_default=True,
+    help="Processes (one per core).",
+)
 @click.option("--quick", is_flag=True, help="Shorter task sequences (for tours and tests).")
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True)
+@out_option()
 def run_cmd(
     tasks: tuple[str, ...],
     connectome: str,
@@ -109,10 +112,10 @@ def run_cmd(
     workers: int,
     quick: bool,
     out: Path,
+    overwrite: bool,
 ) -> None:
     """Score the connectome and its nulls on tasks over a range of gains; p-values and z."""
-    from wirelab.reservoir.experiment import ExperimentConfig, plot_scores, run_experiment
-    from wirelab.results import ResultDir
+    from wirelab.reservoir.experiment import ExperimentConfig, run
 
     cfg = ExperimentConfig(
         tasks=list(TASKS) if "all" in tasks else list(dict.fromkeys(tasks)),
@@ -132,39 +135,14 @@ def run_cmd(
         workers=workers,
         quick=quick,
     )
-    cfg.validate()
-    from dataclasses import asdict
-
-    from wirelab.reservoir.experiment import check_populations
-
-    sizes = check_populations(cfg)
-
-    rd = ResultDir.create(out, command="wirelab reservoir run", config=asdict(cfg))
-    console = Console(stderr=True)
-    t0 = time.perf_counter()
-    with Progress(
-        TextColumn("[bold]networks"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        TextColumn("{task.description}"),
-        console=console,
-        transient=False,
-    ) as bar:
-        job = bar.add_task("", total=None)
-
-        def progress(done: int, total: int, what: str) -> None:
-            bar.update(job, completed=done, total=total, description=f"done: {what}")
-            if not console.is_terminal:  # a log file gets one line per network
-                console.print(f"[{done}/{total}] {what} ({time.perf_counter() - t0:.0f} s)")
-
-        metrics = run_experiment(cfg, progress)
-    metrics["wall_seconds"] = time.perf_counter() - t0
-    metrics["population_sizes"] = sizes
-    rd.save_figure(plot_scores(metrics), "score_vs_alpha")
-    rd.write_metrics(finite_or_none(metrics))
+    metrics = run(cfg, out, overwrite=overwrite)
     _print_summary(metrics, Console())
-    click.echo(f"results: {rd.path}")
+    click.echo(f"results: {out}")
+
+
+def _num(v: float | None, spec: str) -> str:
+    """``v`` formatted with ``spec``; ``-`` for a non-finite number (written as null)."""
+    return "-" if v is None else format(v, spec)
 
 
 def _fmt(v: Any) -> str:
@@ -211,22 +189,22 @@ def connectome_group() -> None:
 
 
 @connectome_group.command("paths")
-@click.option("--connectome", default="larva", show_default=True)
+@click.option("--connectome", type=CONNECTOMES.choice(), default="larva", show_default=True)
 @click.option("--from", "source", default="sensory", show_default=True)
 @click.option("--to", "target", default="DN-VNC", show_default=True)
 @click.option(
     "--normalize", "norm", type=click.Choice(NORMALIZATIONS), default="row", show_default=True
 )
 @click.option("--edge-types", default=None, help="Comma list of aa,ad,da,dd (default: all).")
-@click.option("--alpha", default=1.0, show_default=True)
+@click.option("--alpha", type=FINITE_FLOAT, default=1.0, show_default=True)
 @click.option(
     "--populations",
     default="sensory:left,sensory:right,DN-VNC:left,DN-VNC:right",
     show_default=True,
     help="Comma list for the gain/latency matrix.",
 )
-@click.option("--steps", default=40, show_default=True)
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None)
+@click.option("--steps", type=click.IntRange(min=1), default=40, show_default=True)
+@out_option(default=None, help="Result directory to write (default: print only).")
 def paths_cmd(
     connectome: str,
     source: str,
@@ -237,59 +215,40 @@ def paths_cmd(
     populations: str,
     steps: int,
     out: Path | None,
+    overwrite: bool,
 ) -> None:
     """Hop distance, reachability and midline crossings from one population to another."""
-    from wirelab.reservoir.diagnostics import diagnose, population_table
-    from wirelab.reservoir.experiment import load_connectome
-    from wirelab.reservoir.populations import parse_population
-    from wirelab.reservoir.weights import as_csr, normalize
+    from wirelab.reservoir.diagnostics import PathsConfig, run
 
-    con = load_connectome(connectome)
-    w = normalize(as_csr(con, edge_types=_split(edge_types)), norm)
-    pops = population_table(con, _split(populations) or [])
-    result = diagnose(
-        w,
-        con.side,
-        parse_population(con, source),
-        parse_population(con, target),
-        pops,
+    cfg = PathsConfig(
+        connectome=connectome,
+        source=source,
+        target=target,
+        normalize=norm,
+        edge_types=_split(edge_types),
         alpha=alpha,
+        populations=_split(populations) or [],
         steps=steps,
     )
-    result.update(source=source, target=target, normalize=norm, alpha=alpha)
+    result = run(cfg, out, overwrite=overwrite)
     console = Console()
     r, m = result["reachability"], result["midline"]
     console.print(
         f"{source} -> {target} ({norm}, alpha={alpha}): spectral radius "
-        f"{result['spectral_radius']:.4g}; reachable {r['reachable']:.1%} of "
-        f"{r['targets']}; hops min/median/max {r['hops_min']:.0f}/"
-        f"{r['hops_median']:.0f}/{r['hops_max']:.0f}"
+        f"{_num(result['spectral_radius'], '.4g')}; reachable {_num(r['reachable'], '.1%')} of "
+        f"{r['targets']}; hops min/median/max {_num(r['hops_min'], '.0f')}/"
+        f"{_num(r['hops_median'], '.0f')}/{_num(r['hops_max'], '.0f')}"
     )
     console.print(
-        f"shortest paths crossing the midline: {m['crossing_fraction']:.1%} "
-        f"(ipsilateral pairs {m['crossing_fraction_ipsilateral']:.1%}, contralateral "
-        f"{m['crossing_fraction_contralateral']:.1%})"
+        f"shortest paths crossing the midline: {_num(m['crossing_fraction'], '.1%')} "
+        f"(ipsilateral pairs {_num(m['crossing_fraction_ipsilateral'], '.1%')}, contralateral "
+        f"{_num(m['crossing_fraction_contralateral'], '.1%')})"
     )
-    table = Table("source \\ target", *pops, title="response gain (latency, steps)")
+    table = Table("source \\ target", *result["response"], title="response gain (latency, steps)")
     for src, row in result["response"].items():
-        table.add_row(src, *[f"{v['gain']:.3g} ({v['latency']:.0f})" for v in row.values()])
+        table.add_row(
+            src, *[f"{_num(v['gain'], '.3g')} ({_num(v['latency'], '.0f')})" for v in row.values()]
+        )
     console.print(table)
     if out is not None:
-        from wirelab.results import ResultDir
-
-        rd = ResultDir.create(
-            out,
-            command="wirelab connectome paths",
-            config={
-                "connectome": connectome,
-                "from": source,
-                "to": target,
-                "normalize": norm,
-                "edge_types": edge_types,
-                "alpha": alpha,
-                "populations": populations,
-                "steps": steps,
-            },
-        )
-        rd.write_metrics(finite_or_none(result))
-        click.echo(f"results: {rd.path}")
+        click.echo(f"results: {out}")

@@ -12,19 +12,29 @@
   absolute activity of B. Gain = mean ``r_B`` over the last half of the run divided by ``amp``;
   latency = first step at which ``r_B`` exceeds ``threshold``.
 - **Spectral radius** of the normalised matrix times alpha (`weights.spectral_radius`).
+
+`run` is the experiment of ``wirelab connectome paths``: a `PathsConfig` in, the diagnostics of
+one connectome (metrics.json) out.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 
+from wirelab.data.connectome import check_edge_types
+from wirelab.data.connectomes import load_connectome
 from wirelab.errors import UsageError
-from wirelab.reservoir.dynamics import Reservoir, Units
-from wirelab.reservoir.weights import spectral_radius
+from wirelab.reservoir.dynamics import Reservoir
+from wirelab.reservoir.populations import parse_population
+from wirelab.reservoir.units import Units
+from wirelab.reservoir.weights import NORMALIZATIONS, as_csr, normalize, spectral_radius
+from wirelab.results import experiment, sanitize
 
 
 def _binary(w: sp.spmatrix) -> sp.csr_matrix:
@@ -140,7 +150,6 @@ def response_matrix(
         alphas=[alpha],
         units=units or Units(),
         batch=len(names),
-        backend="scipy",
         dtype=np.float64,
     )
     u = np.zeros((steps, len(names), len(names)))
@@ -180,6 +189,59 @@ def diagnose(
 
 
 def population_table(con: Any, specs: Sequence[str]) -> dict[str, np.ndarray]:
-    from wirelab.reservoir.populations import parse_population
-
     return {s: parse_population(con, s) for s in specs}
+
+
+@dataclass
+class PathsConfig:
+    """``wirelab connectome paths``: from ``source`` to ``target`` on one normalised matrix;
+    ``populations`` are the rows and columns of the response gain/latency matrix."""
+
+    connectome: str = "larva"
+    source: str = "sensory"
+    target: str = "DN-VNC"
+    normalize: str = "row"
+    edge_types: list[str] | None = None
+    alpha: float = 1.0
+    populations: list[str] = field(
+        default_factory=lambda: ["sensory:left", "sensory:right", "DN-VNC:left", "DN-VNC:right"]
+    )
+    steps: int = 40
+
+
+def prepare_paths(cfg: PathsConfig) -> Callable[[], dict[str, Any]]:
+    """Check ``cfg`` and resolve its connectome and populations (a one-line `UsageError` on a bad
+    name, edge type or empty population, before any work); returns the measurement: a function
+    computing `diagnose` plus the settings."""
+    if cfg.normalize not in NORMALIZATIONS:
+        raise UsageError(f"normalize must be one of {', '.join(NORMALIZATIONS)}")
+    if cfg.edge_types is not None:
+        check_edge_types(cfg.edge_types)
+    if cfg.steps < 1:
+        raise UsageError(f"steps must be >= 1, got {cfg.steps}")
+    con = load_connectome(cfg.connectome)
+    sources = parse_population(con, cfg.source)
+    targets = parse_population(con, cfg.target)
+    pops = population_table(con, cfg.populations)
+
+    def measure() -> dict[str, Any]:
+        w = normalize(as_csr(con, edge_types=cfg.edge_types), cfg.normalize)
+        result = diagnose(w, con.side, sources, targets, pops, alpha=cfg.alpha, steps=cfg.steps)
+        result.update(
+            source=cfg.source, target=cfg.target, normalize=cfg.normalize, alpha=cfg.alpha
+        )
+        return result
+
+    return measure
+
+
+def run(cfg: PathsConfig, out: Path | None, *, overwrite: bool = False) -> dict[str, Any]:
+    """Diagnose ``cfg`` into the result directory ``out`` (config.json, metrics.json); with
+    ``out`` None, only compute. Returns the metrics as written (non-finite numbers -> None)."""
+    measure = prepare_paths(cfg)
+    if out is None:
+        return dict(sanitize(measure())[0])
+    with experiment(
+        out, command="wirelab connectome paths", config=asdict(cfg), overwrite=overwrite
+    ) as rd:
+        return rd.finish(measure())

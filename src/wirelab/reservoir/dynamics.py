@@ -1,28 +1,17 @@
-"""Reservoir dynamics: pure step functions and a batched engine.
+"""The batched reservoir engine: M matrices x G gains x B input sequences advanced together.
 
-Orientation: ``W[pre, post]`` (see `wirelab.reservoir.weights`), ``W_in[channel, post]`` with shape
-``(K, N)``; states are row vectors, so the recurrent drive of neuron ``j`` is ``(x @ W)[j]``.
+The units and their reference single-step updates (`esn_step`, `lif_step`, equations there) are in
+`wirelab.reservoir.units`. `Reservoir` advances M weight matrices ``W[pre, post]`` (e.g. the
+connectome and its nulls), G gains (alphas) and B input sequences as ONE sparse-times-dense
+product per step::
 
-Leaky rate units (echo state network), `esn_step`::
+    Z = Wt @ X        Wt: (M*N, M*N) block-diagonal of the W_m.T (rows post, columns pre)
+                      X:  (M*N, G*B) the states, column (g, b) of model m in rows m*N .. m*N+N-1
 
-    x(t+1) = (1 - a) x(t) + a f( alpha * x(t) @ W + s_in * u(t+1) @ W_in + b )
-
-    x: (B, N) or (N,)   u: (B, K) or (K,)   W: (N, N) [pre, post]   W_in: (K, N)   b: scalar or (N,)
-
-with ``f`` in {tanh, linear (identity), sigmoid (logistic)}, leak rate ``a`` in (0, 1], input
-scaling ``s_in``, bias ``b`` and global gain ``alpha`` (the ``alpha`` of ``alpha * normalize(W)``).
-
-Leaky integrate-and-fire units (liquid state machine), `lif_step`, in steps of ``dt = 1``::
-
-    I(t+1)  = alpha * s(t) @ W + s_in * u(t+1) @ W_in + b
-    v(t+1)  = v(t) + (v_rest - v(t)) / tau + I(t+1)          (only where not refractory)
-    s(t+1)  = [v(t+1) >= v_th];  where spiking: v <- v_reset, refractory counter <- t_ref steps
-    r(t+1)  = (1 - 1/tau_r) r(t) + s(t+1)                     (rate readout trace)
-
-The batched engine `Reservoir` advances M weight matrices (e.g. the connectome and its nulls),
-G gains (alphas) and B input sequences together as ONE sparse-times-dense product per step. Its
-public state has shape ``(M, G, B, N)``; recorded traces have shape ``(T, M, G, B, P)`` for the
-``P`` recorded neurons. A NaN or inf raises `DivergenceError` naming the step and the settings.
+followed by the gain, input drive, bias, activation and leak of `esn_step`, in place on ``Z``.
+Its public state has shape ``(M, G, B, N)``; recorded traces have shape ``(T, M, G, B, P)`` for
+the ``P`` recorded neurons. A NaN or inf raises `DivergenceError` naming the step and the
+settings.
 """
 
 from __future__ import annotations
@@ -35,107 +24,10 @@ import numpy as np
 import scipy.sparse as sp
 
 from wirelab.errors import DivergenceError, UsageError
-from wirelab.reservoir import kernels
+from wirelab.reservoir.units import LIFState, LIFUnits, Units, lif_step
 
-try:  # scipy's C++ CSR kernels (private module; `Reservoir._spmm` falls back to ``@``)
-    from scipy.sparse import _sparsetools
-except ImportError:  # pragma: no cover
-    _sparsetools = None
-
-ACTIVATIONS = ("tanh", "linear", "sigmoid")
-
-
-@dataclass(frozen=True)
-class Units:
-    """Leaky rate units: activation, leak rate ``a``, input scaling ``s_in``, bias ``b``."""
-
-    activation: str = "tanh"
-    leak: float = 1.0
-    input_scaling: float = 1.0
-    bias: float = 0.0
-
-    def __post_init__(self) -> None:
-        if self.activation not in ACTIVATIONS:
-            raise UsageError(f"activation must be one of {ACTIVATIONS}, not {self.activation!r}")
-        if not 0.0 < self.leak <= 1.0:
-            raise UsageError(f"leak rate must be in (0, 1], got {self.leak}")
-
-
-@dataclass(frozen=True)
-class LIFUnits:
-    """Leaky integrate-and-fire units (time in steps); see the module docstring."""
-
-    tau: float = 10.0
-    v_th: float = 1.0
-    v_reset: float = 0.0
-    v_rest: float = 0.0
-    refractory: int = 2
-    tau_rate: float = 10.0
-    input_scaling: float = 1.0
-    bias: float = 0.0
-
-    def __post_init__(self) -> None:
-        if self.tau < 1.0 or self.tau_rate < 1.0:
-            raise UsageError("tau and tau_rate must be >= 1 step")
-        if self.refractory < 0 or self.v_th <= self.v_reset:
-            raise UsageError("need refractory >= 0 and v_th > v_reset")
-
-
-def activate(name: str, z: np.ndarray) -> np.ndarray:
-    if name == "tanh":
-        return np.tanh(z)
-    if name == "linear":
-        return z
-    if name == "sigmoid":
-        return 1.0 / (1.0 + np.exp(-z))
-    raise UsageError(f"activation must be one of {ACTIVATIONS}, not {name!r}")
-
-
-def esn_step(
-    w: sp.spmatrix,
-    x: np.ndarray,
-    u: np.ndarray,
-    w_in: np.ndarray,
-    units: Units = Units(),
-    alpha: float = 1.0,
-) -> np.ndarray:
-    """Reference leaky rate update (scipy, any float dtype); a pure function of its arguments."""
-    z = alpha * np.asarray(x @ w) + units.input_scaling * (np.asarray(u) @ w_in) + units.bias
-    return (1.0 - units.leak) * x + units.leak * activate(units.activation, z)
-
-
-@dataclass
-class LIFState:
-    """LIF state, arrays ``(..., N)``: potential, refractory steps left, spikes, rate."""
-
-    v: np.ndarray
-    refractory: np.ndarray
-    spikes: np.ndarray
-    rate: np.ndarray
-
-    @classmethod
-    def zeros(cls, shape: tuple[int, ...], v0: float = 0.0) -> LIFState:
-        return cls(np.full(shape, v0), np.zeros(shape), np.zeros(shape), np.zeros(shape))
-
-
-def lif_step(
-    w: sp.spmatrix,
-    state: LIFState,
-    u: np.ndarray,
-    w_in: np.ndarray,
-    units: LIFUnits = LIFUnits(),
-    alpha: float = 1.0,
-) -> LIFState:
-    """Pure LIF update (see the module docstring); returns a new `LIFState`."""
-    current = alpha * np.asarray(state.spikes @ w) + units.input_scaling * (np.asarray(u) @ w_in)
-    current = current + units.bias
-    free = state.refractory <= 0
-    v = np.where(free, state.v + (units.v_rest - state.v) / units.tau + current, units.v_reset)
-    spikes = (v >= units.v_th).astype(state.v.dtype)
-    v = np.where(spikes > 0, units.v_reset, v)
-    refractory = np.where(spikes > 0, float(units.refractory), np.maximum(state.refractory - 1, 0))
-    rate = (1.0 - 1.0 / units.tau_rate) * state.rate + spikes
-    return LIFState(v, refractory, spikes, rate)
+BACKENDS = ("auto", "scipy")  # one back end; the keyword stays for existing callers
+RATE_UNITS = Units()
 
 
 @dataclass
@@ -158,11 +50,8 @@ class Reservoir:
         units: `Units` (rate) or `LIFUnits` (spiking).
         batch: B, the number of input sequences run side by side.
         dtype: float32 (fast path) or float64.
-        backend: ``"scipy"`` (scipy's C++ CSR kernel called directly, in-place activation;
-            measured fastest here), ``"numba"`` (fused kernels of `kernels`, column chunks on
-            all cores; rate units only) or ``"auto"`` (= scipy).
+        backend: ``"auto"`` or ``"scipy"`` (the same: scipy's CSR product).
         settings: extra key/values named in a `DivergenceError` (e.g. normalisation).
-        parallel: numba backend only: one column chunk per core (True) or one core.
     """
 
     def __init__(
@@ -171,12 +60,11 @@ class Reservoir:
         w_in: np.ndarray,
         *,
         alphas: float | Sequence[float] | np.ndarray = 1.0,
-        units: Units | LIFUnits = Units(),
+        units: Units | LIFUnits = RATE_UNITS,
         batch: int = 1,
         dtype: Any = np.float32,
         backend: str = "auto",
         settings: Mapping[str, Any] | None = None,
-        parallel: bool = True,
     ) -> None:
         single = sp.issparse(weights) or isinstance(weights, np.ndarray)
         mats: list[Any] = [weights] if single else list(weights)
@@ -205,18 +93,8 @@ class Reservoir:
         if self.dtype not in (np.float32, np.float64):
             raise UsageError("dtype must be float32 or float64")
         self.spiking = isinstance(units, LIFUnits)
-        if backend == "auto":
-            # scipy's C++ CSR products measured faster than the numba kernels on the shared
-            # 2-core machine (docs/reservoir.md); numba stays selectable.
-            backend = "scipy"
-        if backend not in ("numba", "scipy") or (backend == "numba" and not kernels.available()):
-            raise UsageError(
-                f"backend {backend!r} is not available (numba installed: {kernels.available()})"
-            )
-        if backend == "numba" and self.spiking:
-            raise UsageError("the numba backend runs rate units only; use backend='scipy' for LIF")
-        self.backend = backend
-        self.parallel = parallel
+        if backend not in BACKENDS:
+            raise UsageError(f"backend must be one of {', '.join(BACKENDS)}, not {backend!r}")
         self.settings = dict(settings or {})
         self.weights = csr
         self.w_in = w_in
@@ -224,14 +102,7 @@ class Reservoir:
         wt = sp.block_diag([m.T for m in csr], format="csr", dtype=self.dtype)
         wt.sort_indices()
         self._wt = wt
-        self._indptr = wt.indptr.astype(np.int64)
-        self._indices = wt.indices.astype(np.uint32)
-        self._data = wt.data.astype(self.dtype)
         self._win_t = np.ascontiguousarray(w_in.T, dtype=self.dtype)  # (N, K)
-        act = getattr(units, "activation", "tanh")
-        if act == "tanh" and self.dtype == np.float64:
-            act = "tanh_exact"  # float64 runs use libm tanh; float32 the vectorised approximation
-        self._act_code = kernels.ACTIVATIONS[act]
         self._gain = np.repeat(self.alphas, batch).astype(self.dtype)  # (G*B,)
         bias = getattr(units, "bias", 0.0)
         self._unit_gain = bool(np.all(self.alphas == 1.0))
@@ -294,7 +165,7 @@ class Reservoir:
                     f"per-column inputs must be (M, G, B, K)={self.shape[:3]}"
                     f"+({self.k},) with rate units, got {u.shape}"
                 )
-            y = self._scipy_advance(self._to_internal(state), u)
+            y = self._advance(self._to_internal(state), u)
             if not np.all(np.isfinite(y)):
                 raise self._diverged(0, y)
             return self._to_public(y)
@@ -307,61 +178,18 @@ class Reservoir:
             raise self._diverged(0, y)
         return self._to_public(y)
 
-    def _advance(self, x: np.ndarray, ut: np.ndarray) -> np.ndarray:
-        """Internal ``(M*N, G*B)`` -> next state, no divergence check."""
-        assert isinstance(self.units, Units)
-        u = self.units
-        if self.backend == "numba":
-            return kernels.step(
-                self._indptr,
-                self._indices,
-                self._data,
-                x,
-                ut,
-                self._win_t,
-                self._gain,
-                self._bias,
-                u.leak,
-                u.input_scaling,
-                self._act_code,
-                self.n,
-                parallel=self.parallel,
-            )
-        return self._scipy_advance(x, ut)
-
-    def _spmm(self, x: np.ndarray) -> np.ndarray:
-        """``wt @ x`` for ``x`` ``(M*N, G*B)``: scipy's C++ CSR kernel called directly.
-
-        Skipping ``csr_matrix.__matmul__``'s dispatch and temporaries was measured 1.6x faster
-        per step for one column; falls back to ``@`` if scipy's private module moves.
-        """
-        rows, cols = x.shape
-        if _sparsetools is None or x.dtype != self._wt.dtype:  # pragma: no cover
-            return np.asarray(self._wt @ x)
-        x = np.ascontiguousarray(x)
-        y = np.zeros((rows, cols), dtype=x.dtype)
-        wt = self._wt
-        if cols == 1:
-            _sparsetools.csr_matvec(
-                rows, rows, wt.indptr, wt.indices, wt.data, x.reshape(-1), y.reshape(-1)
-            )
-        else:
-            _sparsetools.csr_matvecs(
-                rows, rows, cols, wt.indptr, wt.indices, wt.data, x.reshape(-1), y.reshape(-1)
-            )
-        return y
-
-    def _scipy_advance(
+    def _advance(
         self, x: np.ndarray, ut: np.ndarray, drive: np.ndarray | None = None
     ) -> np.ndarray:
-        """Batched step with scipy's CSR product; ``ut`` ``(B, K)`` or ``(M, G, B, K)``.
+        """Internal ``(M*N, G*B)`` -> next state (no divergence check); ``ut`` ``(B, K)`` or
+        ``(M, G, B, K)``, ``drive`` an optional precomputed ``W_in.T @ u`` ``(1, N, 1, B)``.
 
         In place on the product ``z = wt @ x`` ``(M*N, G*B)``, viewed as ``(M, N, G, B)``.
         """
         assert isinstance(self.units, Units)
         u = self.units
         m, n, g, b = self.m, self.n, self.g, self.b
-        z = self._spmm(x)  # rows post, summed over pre
+        z = np.asarray(self._wt @ x)  # rows post, summed over pre
         z4 = z.reshape(m, n, g, b)
         if drive is not None:  # precomputed ``W_in.T @ u``: (1, N, 1, B)
             pass
@@ -436,47 +264,20 @@ class Reservoir:
         x = self._to_internal(self.zeros() if state0 is None else state0)
         rows = (np.arange(self.m)[:, None] * self.n + rec_idx[None, :]).ravel()  # (M*P,)
         rec = np.empty((steps - washout, self.m * p, self.g * self.b), dtype=self.dtype)
-        if self.backend == "numba":
-            assert isinstance(self.units, Units)
-            un = self.units
-            x, bad = kernels.run(
-                self._indptr,
-                self._indices,
-                self._data,
-                x,
-                u,
-                self._win_t,
-                self._gain,
-                self._bias,
-                un.leak,
-                un.input_scaling,
-                self._act_code,
-                self.n,
-                rows,
-                rec,
-                washout,
-                max(1, check_every),
-                parallel=self.parallel,
-            )
-            if bad >= 0:
-                raise self._diverged(int(bad), x)
-        else:
-            full = rows.size == x.shape[0]  # recording every row: a plain copy
-            chunk = 256
-            for t0 in range(0, steps, chunk):
-                # input drive for a block of steps at once: (T_c, N, B)
-                drives = np.einsum("tbk,nk->tnb", u[t0 : t0 + chunk], self._win_t)
-                for t in range(t0, min(t0 + chunk, steps)):
-                    x = self._scipy_advance(x, u[t], drives[t - t0][None, :, None, :])
-                    if t >= washout:
-                        if full:
-                            rec[t - washout] = x
-                        else:
-                            np.take(x, rows, axis=0, out=rec[t - washout])
-                    if ((t + 1) % check_every == 0 or t == steps - 1) and not np.all(
-                        np.isfinite(x)
-                    ):
-                        raise self._diverged(t, x)
+        full = rows.size == x.shape[0]  # recording every row: a plain copy
+        chunk = 256
+        for t0 in range(0, steps, chunk):
+            # input drive for a block of steps at once: (T_c, N, B)
+            drives = np.einsum("tbk,nk->tnb", u[t0 : t0 + chunk], self._win_t)
+            for t in range(t0, min(t0 + chunk, steps)):
+                x = self._advance(x, u[t], drives[t - t0][None, :, None, :])
+                if t >= washout:
+                    if full:
+                        rec[t - washout] = x
+                    else:
+                        np.take(x, rows, axis=0, out=rec[t - washout])
+                if ((t + 1) % check_every == 0 or t == steps - 1) and not np.all(np.isfinite(x)):
+                    raise self._diverged(t, x)
         states = rec.reshape(-1, self.m, p, self.g, self.b).transpose(0, 1, 3, 4, 2)
         return RunResult(states, self._to_public(x), rec_idx)
 

@@ -4,6 +4,9 @@ One job per network (the connectome, or null ``i`` of a null model built with se
 ``seed + 1 + i``); each job normalises its matrix the same way, then runs every task with all
 gains batched in one reservoir. Jobs run in ``workers`` processes. The output is a tidy table
 (`rows`: model, null, alpha, task, metric, value) and a `stats.summarize` summary per task.
+
+`run` is the experiment of ``wirelab reservoir run`` (and of the tour's reservoir step): an
+`ExperimentConfig` in, a result directory out (config.json, score_vs_alpha.png, metrics.json).
 """
 
 from __future__ import annotations
@@ -15,17 +18,22 @@ import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from wirelab.data.connectome import check_edge_types
+from wirelab.data.connectomes import CONNECTOMES, load_connectome
 from wirelab.errors import UsageError
-from wirelab.reservoir.dynamics import LIFUnits, Units
+from wirelab.progress import progress_bar
 from wirelab.reservoir.nulls import NULLS, make_null
 from wirelab.reservoir.populations import parse_population
 from wirelab.reservoir.stats import summarize
 from wirelab.reservoir.tasks import TASKS, Setup, run_task
+from wirelab.reservoir.units import LIFUnits, Units
 from wirelab.reservoir.weights import as_csr, normalize, spectral_radius
+from wirelab.results import experiment
 
 QUICK = {  # smaller task sizes for tours and tests
     "memory-capacity": {"k_max": 30, "train": 600, "test": 300, "washout": 50},
@@ -53,7 +61,6 @@ class ExperimentConfig:
     seed: int = 0
     workers: int = 2
     quick: bool = False
-    backend: str = "auto"
     task_params: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def params(self, task: str) -> dict[str, Any]:
@@ -61,9 +68,12 @@ class ExperimentConfig:
         return {**(QUICK.get(task, {}) if self.quick else {}), **self.task_params.get(task, {})}
 
     def validate(self) -> None:
+        CONNECTOMES.get(self.connectome)  # an unknown name: one line naming the choices
+        if self.edge_types is not None:
+            check_edge_types(self.edge_types)
         bad = [t for t in self.tasks if t not in TASKS]
         if bad or not self.tasks:
-            raise UsageError(f"tasks must be among {', '.join(TASKS)}, got {self.tasks}")
+            raise UsageError(f"tasks must be among {', '.join(TASKS.names())}, got {self.tasks}")
         bad = [m for m in self.null_models if m not in NULLS]
         if bad:
             raise UsageError(f"null models must be among {', '.join(NULLS.names())}, got {bad}")
@@ -107,14 +117,6 @@ def check_populations(cfg: ExperimentConfig) -> dict[str, int]:
     return sizes
 
 
-def load_connectome(name: str) -> Any:
-    if name != "larva":
-        raise UsageError(f"unknown connectome {name!r}; available: larva")
-    from wirelab.data import load_larva
-
-    return load_larva()
-
-
 def jobs(cfg: ExperimentConfig) -> list[tuple[str, int]]:
     """``[("connectome", -1), (null_model, i), ...]``; the mirror null is deterministic (one)."""
     out = [("connectome", -1)]
@@ -144,7 +146,6 @@ def run_job(cfg_dict: dict[str, Any], model: str, index: int) -> dict[str, Any]:
         right=inputs[con.side[inputs] == "right"],
         units=cfg.units(),
         seed=cfg.seed,
-        backend=cfg.backend,
         settings={"normalize": cfg.normalize, "model": model, "null": index},
     )
     rows: list[dict[str, Any]] = []
@@ -245,6 +246,29 @@ def run_experiment(
         "definitions": definitions,
         "networks": networks,
     }
+
+
+def run(
+    cfg: ExperimentConfig, out: Path, *, overwrite: bool = False, show_progress: bool = True
+) -> dict[str, Any]:
+    """Validate ``cfg``, score every network (`run_experiment`) into the result directory ``out``.
+
+    Writes config.json first, then score_vs_alpha.png and metrics.json (the metrics of
+    `run_experiment` plus ``wall_seconds`` and ``population_sizes``); returns the metrics as
+    written. A bad configuration or population is a `UsageError` before ``out`` is created.
+    """
+    cfg.validate()
+    sizes = check_populations(cfg)
+    with experiment(
+        out, command="wirelab reservoir run", config=asdict(cfg), overwrite=overwrite
+    ) as rd:
+        t0 = time.perf_counter()
+        with progress_bar("networks", total=len(jobs(cfg)), show=show_progress) as bar:
+            metrics = run_experiment(cfg, lambda done, total, what: bar.update(done))
+        metrics["wall_seconds"] = time.perf_counter() - t0
+        metrics["population_sizes"] = sizes
+        rd.save_figure(plot_scores(metrics), "score_vs_alpha")
+        return rd.finish(metrics)
 
 
 def plot_scores(metrics: dict[str, Any], tasks: Sequence[str] | None = None) -> Any:

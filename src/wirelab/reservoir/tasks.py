@@ -22,7 +22,7 @@ NRMSE = sqrt(mean((y_hat - y)^2)) / std(y).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,11 +30,12 @@ import numpy as np
 import scipy.sparse as sp
 
 from wirelab.errors import UsageError
-from wirelab.reservoir.dynamics import LIFUnits, Reservoir, Units
+from wirelab.registry import Registry
+from wirelab.reservoir.dynamics import Reservoir
 from wirelab.reservoir.readout import Ridge, RidgeClassifier
 from wirelab.reservoir.timeseries import mackey_glass, narma10_series
+from wirelab.reservoir.units import LIFUnits, Units
 
-TASKS = ("memory-capacity", "narma10", "mackey-glass", "decision")
 LAMBDAS = tuple(10.0 ** np.arange(-6.0, 3.0, 2.0))  # 1e-6 .. 1e2
 
 
@@ -50,7 +51,6 @@ class Setup:
     right: np.ndarray | None = None
     units: Units | LIFUnits = field(default_factory=Units)
     seed: int = 0
-    backend: str = "auto"
     settings: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -84,7 +84,6 @@ def _reservoir(setup: Setup, w_in: np.ndarray, batch: int = 1) -> Reservoir:
         alphas=setup.alphas,
         units=setup.units,
         batch=batch,
-        backend=setup.backend,
         settings=setup.settings,
     )
 
@@ -261,15 +260,13 @@ def decision(
     )
 
 
-RUNNERS = {
-    "memory-capacity": memory_capacity,
-    "narma10": narma,
-    "mackey-glass": mackey_glass_task,
-    "decision": decision,
-}
+TASKS = Registry[Callable[..., TaskResult]]("task")
+TASKS.add("memory-capacity", memory_capacity, "sum of squared delay-k recall correlations")
+TASKS.add("narma10", narma, "NARMA-10 one-step prediction, NRMSE")
+TASKS.add("mackey-glass", mackey_glass_task, "Mackey-Glass one-step and free-running, NRMSE")
+TASKS.add("decision", decision, "left vs right evidence accumulation, accuracy")
 
 
 def run_task(name: str, setup: Setup, **params: Any) -> TaskResult:
-    if name not in RUNNERS:
-        raise UsageError(f"task must be one of {', '.join(TASKS)}, not {name!r}")
-    return RUNNERS[name](setup, **params)  # type: ignore[operator]
+    """Run the task registered as ``name`` on ``setup`` (``params``: its keyword sizes)."""
+    return TASKS.get(name)(setup, **params)

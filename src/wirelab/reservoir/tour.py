@@ -2,26 +2,20 @@
 
 from __future__ import annotations
 
-import time
-from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from wirelab.errors import MissingDataError
+from wirelab.errors import MissingDataError, SkipStep
+from wirelab.reservoir import experiment
 
 
 def run(out: Path, quick: bool = False) -> dict[str, Any]:
-    from wirelab.errors import SkipStep
-    from wirelab.reservoir.cli import finite_or_none
-    from wirelab.reservoir.experiment import ExperimentConfig, plot_scores, run_experiment
-    from wirelab.results import ResultDir
-
     sizes = (
         {"k_max": 30, "train": 400, "test": 200, "washout": 30}
         if quick
         else {"k_max": 50, "train": 800, "test": 400, "washout": 50}
     )
-    cfg = ExperimentConfig(
+    cfg = experiment.ExperimentConfig(
         tasks=["memory-capacity"],
         alphas=[0.6, 1.0, 1.4] if quick else [0.4, 0.7, 1.0, 1.3, 1.6],
         nulls=2 if quick else 5,
@@ -29,19 +23,9 @@ def run(out: Path, quick: bool = False) -> dict[str, Any]:
         task_params={"memory-capacity": sizes},
     )
     try:
-        from wirelab.reservoir.experiment import check_populations
-
-        check_populations(cfg)
+        metrics = experiment.run(cfg, out / "memory-capacity", overwrite=True)
     except MissingDataError as exc:
         raise SkipStep(f"larval connectome missing: {exc}") from None
-    rd = ResultDir.create(
-        out / "memory-capacity", command="wirelab tour (reservoir)", config=asdict(cfg)
-    )
-    t0 = time.perf_counter()
-    metrics = run_experiment(cfg)
-    metrics["wall_seconds"] = time.perf_counter() - t0
-    rd.save_figure(plot_scores(metrics), "score_vs_alpha")
-    rd.write_metrics(finite_or_none(metrics))
     s = metrics["summary"]["memory-capacity"]
     return {
         "MC connectome": f"{s['connectome']:.2f}",
