@@ -1,5 +1,9 @@
 """``wirelab attention``: each command parses its options into the experiment's config and calls
-its ``run(config, out, overwrite=...)``, which writes the result directory (`wirelab.results`)."""
+its ``run(config, out, overwrite=...)``, which writes the result directory (`wirelab.results`).
+
+Option names are the config's field names (``--test-size`` -> ``test_size``), so a command passes
+its options through as they are, converting only ``--quiet`` (and pooling's ``--seeds`` count).
+"""
 
 from __future__ import annotations
 
@@ -63,31 +67,11 @@ def group() -> None:
 @click.option("--train-images", type=click.IntRange(min=100, max=60000), default=60000)
 @THREADS
 @QUIET
-def pooling_cmd(
-    out: Path,
-    overwrite: bool,
-    distractors: tuple[int, ...],
-    seeds: int,
-    steps: int,
-    batch: int,
-    test_bags: int,
-    train_images: int,
-    threads: int,
-    quiet: bool,
-) -> None:
+def pooling_cmd(out: Path, overwrite: bool, seeds: int, quiet: bool, **opts: Any) -> None:
     """Mean vs single- and multi-head attention pooling on bags of MNIST digits."""
     from wirelab.attention.experiments.pooling import PoolingConfig, run
 
-    cfg = PoolingConfig(
-        distractors=distractors,
-        seeds=tuple(range(seeds)),
-        steps=steps,
-        batch=batch,
-        test_bags=test_bags,
-        train_images=train_images,
-        threads=threads,
-        progress=not quiet,
-    )
+    cfg = PoolingConfig(seeds=tuple(range(seeds)), progress=not quiet, **opts)
     m = run(cfg, out, overwrite=overwrite)
     rows = {
         f"{meth} n={n}": f"acc {v['accuracy_mean']:.3f}, weight on marked "
@@ -110,35 +94,11 @@ def pooling_cmd(
 @click.option("--seed", type=SEED, default=0, show_default=True)
 @THREADS
 @QUIET
-def translate_cmd(
-    out: Path,
-    overwrite: bool,
-    steps: int,
-    batch: int,
-    dim: int,
-    heads: int,
-    layers: int,
-    test_size: int,
-    eval_every: int,
-    seed: int,
-    threads: int,
-    quiet: bool,
-) -> None:
+def translate_cmd(out: Path, overwrite: bool, quiet: bool, **opts: Any) -> None:
     """Dates in words -> ISO dates with an encoder-decoder; cross-attention maps and alignment."""
     from wirelab.attention.experiments.translate import TranslateConfig, run
 
-    cfg = TranslateConfig(
-        seed=seed,
-        test_size=test_size,
-        steps=steps,
-        batch=batch,
-        dim=dim,
-        heads=heads,
-        layers=layers,
-        eval_every=eval_every,
-        threads=threads,
-        progress=not quiet,
-    )
+    cfg = TranslateConfig(progress=not quiet, **opts)
     m = run(cfg, out, overwrite=overwrite)
     keys = ("exact_match", "alignment_score", "best_head", "train_seconds", "cpu_seconds")
     _summary(f"translate -> {out}", {k: m[k] for k in keys if k in m})
@@ -156,35 +116,11 @@ def translate_cmd(
 @click.option("--repeats", type=click.IntRange(min=1), default=7, show_default=True)
 @THREADS
 @QUIET
-def complexity_cmd(
-    out: Path,
-    overwrite: bool,
-    ns: tuple[int, ...],
-    ds: tuple[int, ...],
-    d_fixed: int,
-    n_fixed: int,
-    k: int,
-    r: int,
-    path_ns: tuple[int, ...],
-    repeats: int,
-    threads: int,
-    quiet: bool,
-) -> None:
+def complexity_cmd(out: Path, overwrite: bool, quiet: bool, **opts: Any) -> None:
     """'Why self-attention': FLOPs, wall time, sequential depth and path length per layer type."""
     from wirelab.attention.experiments.complexity import ComplexityConfig, run
 
-    cfg = ComplexityConfig(
-        ns=ns,
-        d_fixed=d_fixed,
-        ds=ds,
-        n_fixed=n_fixed,
-        k=k,
-        r=r,
-        path_ns=path_ns,
-        repeats=repeats,
-        threads=threads,
-        progress=not quiet,
-    )
+    cfg = ComplexityConfig(progress=not quiet, **opts)
     m = run(cfg, out, overwrite=overwrite)
     rows = {
         row[
@@ -209,20 +145,13 @@ def complexity_cmd(
     callback=_names,
     help="Comma-separated positional encodings (registry names) to score; default: all.",
 )
-def positional_cmd(
-    out: Path,
-    overwrite: bool,
-    length: int,
-    dim: int,
-    base: float,
-    encodings: tuple[str, ...] | None,
-) -> None:
+def positional_cmd(out: Path, overwrite: bool, length: int, **opts: Any) -> None:
     """Sinusoidal heatmap, similarity vs offset, relative-shift residuals (sinusoidal and RoPE),
     and the position-by-position scores of every registered encoding."""
     from wirelab.attention.experiments.positional import PositionalConfig, run
 
     offsets = tuple(k for k in (1, 7, 50, 300) if k < length)
-    cfg = PositionalConfig(length=length, dim=dim, base=base, offsets=offsets, encodings=encodings)
+    cfg = PositionalConfig(length=length, offsets=offsets, **opts)
     m = run(cfg, out, overwrite=overwrite)
     rows = {
         "sinusoidal shift residual (float64)": m["sinusoidal_shift_residual_float64"],

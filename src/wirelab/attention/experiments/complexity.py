@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -26,11 +26,11 @@ import torch
 from torch.utils.flop_counter import FlopCounterMode
 
 from wirelab.attention.experiments import layers as L
-from wirelab.attention.experiments.common import pyplot, setup
+from wirelab.attention.experiments.common import pyplot, result_dir
 from wirelab.attention.experiments.path_lengths import max_path_length, sequential_depth
 from wirelab.errors import UsageError
 from wirelab.progress import progress_bar
-from wirelab.results import ResultDir, experiment
+from wirelab.results import ResultDir
 
 PAPER_TABLE1 = {
     "self_attention": ("O(n^2 d)", "O(1)", "O(1)"),
@@ -142,10 +142,7 @@ def validate(cfg: ComplexityConfig) -> None:
 def run(cfg: ComplexityConfig, out: Path | str, *, overwrite: bool = False) -> dict[str, Any]:
     """FLOP check, wall-time sweeps, path lengths and Table 1; write the result directory."""
     validate(cfg)
-    setup(cfg.seed, cfg.threads)
-    with experiment(
-        out, command="wirelab attention complexity", config=asdict(cfg), overwrite=overwrite
-    ) as rd:
+    with result_dir("complexity", cfg, out, overwrite=overwrite, seed=cfg.seed) as rd:
         gen = torch.Generator().manual_seed(cfg.seed)
         t_start, c_start = time.perf_counter(), time.process_time()
         flop_check = check_flops(cfg, gen)

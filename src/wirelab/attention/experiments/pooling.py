@@ -17,7 +17,7 @@ marked element (head-averaged).
 from __future__ import annotations
 
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -26,11 +26,11 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from wirelab.attention.experiments.common import pyplot, setup
+from wirelab.attention.experiments.common import pyplot, result_dir
 from wirelab.attention.pooling import AttentionPool, MeanPool
 from wirelab.errors import UsageError
 from wirelab.progress import progress_bar
-from wirelab.results import ResultDir, experiment
+from wirelab.results import ResultDir
 
 METHODS = ("mean", "attn1", "attn4")
 
@@ -167,12 +167,9 @@ def validate(cfg: PoolingConfig) -> None:
 def run(cfg: PoolingConfig, out: Path | str, *, overwrite: bool = False) -> dict[str, Any]:
     """Train every method on bags with every distractor count; write the result directory."""
     validate(cfg)
-    setup(cfg.seeds[0], cfg.threads)
     # MNIST first: a missing data set stops the run before its directory exists
     data = {"train": load_features("train", cfg.train_images), "test": load_features("test")}
-    with experiment(
-        out, command="wirelab attention pooling", config=asdict(cfg), overwrite=overwrite
-    ) as rd:
+    with result_dir("pooling", cfg, out, overwrite=overwrite, seed=cfg.seeds[0]) as rd:
         t0, c0 = time.perf_counter(), time.process_time()
         rows, example_models = _train_all(cfg, data)
         summary = _summary(cfg, rows)

@@ -22,13 +22,13 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import torch
 
-from wirelab.attention.experiments.common import pyplot, setup
+from wirelab.attention.experiments.common import pyplot, result_dir
 from wirelab.attention.positional import (
     BIAS,
     ENCODINGS,
@@ -42,7 +42,7 @@ from wirelab.attention.positional import (
     sinusoidal_encoding,
 )
 from wirelab.errors import UsageError
-from wirelab.results import ResultDir, experiment
+from wirelab.results import ResultDir
 
 SCORE_POSITIONS = 128  # T of the per-encoding score matrices (at most the length)
 
@@ -132,10 +132,7 @@ def validate(cfg: PositionalConfig) -> PositionalConfig:
 def run(cfg: PositionalConfig, out: Path | str, *, overwrite: bool = False) -> dict[str, Any]:
     """Check and draw the encodings; write the result directory ``out``."""
     cfg = validate(cfg)
-    setup(cfg.seed, cfg.threads)
-    with experiment(
-        out, command="wirelab attention positional", config=asdict(cfg), overwrite=overwrite
-    ) as rd:
+    with result_dir("positional", cfg, out, overwrite=overwrite, seed=cfg.seed) as rd:
         return _run(cfg, rd)
 
 

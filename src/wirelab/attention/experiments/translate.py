@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import datetime as dt
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -25,10 +25,10 @@ import torch
 import torch.nn.functional as F
 
 from wirelab.attention.blocks import EncoderDecoder
-from wirelab.attention.experiments.common import pyplot, setup
+from wirelab.attention.experiments.common import pyplot, result_dir
 from wirelab.errors import UsageError
 from wirelab.progress import progress_bar
-from wirelab.results import ResultDir, experiment
+from wirelab.results import ResultDir
 
 MONTHS = [
     *("january", "february", "march", "april", "may", "june"),
@@ -144,10 +144,7 @@ def validate(cfg: TranslateConfig) -> None:
 def run(cfg: TranslateConfig, out: Path | str, *, overwrite: bool = False) -> dict[str, Any]:
     """Train on the date task, decode the held-out dates, write the result directory ``out``."""
     validate(cfg)
-    setup(cfg.seed, cfg.threads)
-    with experiment(
-        out, command="wirelab attention translate", config=asdict(cfg), overwrite=overwrite
-    ) as rd:
+    with result_dir("translate", cfg, out, overwrite=overwrite, seed=cfg.seed) as rd:
         return _run(cfg, rd)
 
 
