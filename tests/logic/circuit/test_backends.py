@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -52,7 +53,7 @@ def test_groupsum_adders_count_bits(c: Circuit, group: int) -> None:
 
 
 # ---- C ------------------------------------------------------------------------------------------
-def check_c(c: Circuit, tmp: Path, batch: int, **kw: int) -> None:
+def check_c(c: Circuit, tmp: Path, batch: int, **kw: Any) -> None:
     lib, _ = build(c, tmp, **kw)
     bits = random_bits(batch, c.num_inputs, batch)
     out, counts = lib.forward_bits(bits)
@@ -150,7 +151,7 @@ def test_c_vector_words_accept_unaligned_buffers(tmp_path: Path) -> None:
         return arr
 
     for offset in (1, 2, 3):
-        inw = shifted(words.shape, offset, words)
+        inw = shifted((words.shape[0], words.shape[1]), offset, words)
         out = shifted((c.num_outputs, words.shape[1]), offset)
         cnt = shifted((c.num_classes * lib.src.count_bits, words.shape[1]), offset)
         lib._eval_batch(inw, words.shape[1] // 4, out, cnt)

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -83,7 +85,7 @@ def test_json_round_trip(c: Circuit) -> None:
     assert again.depth == c.depth
 
 
-def test_save_load(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_save_load(tmp_path: Path) -> None:
     c = Circuit.from_net(random_net([10, 4], features=5, num_classes=2))
     c.save(tmp_path / "c.json")
     assert Circuit.load(tmp_path / "c.json") == c

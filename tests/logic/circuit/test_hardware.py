@@ -13,7 +13,7 @@ from tests.logic.circuit.conftest import all_input_bits, circuits, reference_out
 from wirelab.logic.circuit.formal import prove_equivalent
 from wirelab.logic.circuit.ir import Circuit
 from wirelab.logic.circuit.passes import simplify
-from wirelab.logic.circuit.simulate import simulate
+from wirelab.logic.circuit.simulate import SimResult, simulate
 from wirelab.logic.circuit.synth import synthesize
 from wirelab.logic.circuit.synthetic import random_net
 from wirelab.logic.circuit.tools import have
@@ -26,7 +26,7 @@ needs_yosys = pytest.mark.skipif(not have("yosys"), reason="yosys not found: apt
 pytestmark = pytest.mark.hardware
 
 
-def sim(c: Circuit, bits: np.ndarray, work: Path, pipeline: int = 0):  # type: ignore[no-untyped-def]
+def sim(c: Circuit, bits: np.ndarray, work: Path, pipeline: int = 0) -> SimResult:
     y = reference_outputs(c, bits)
     return simulate(generate_verilog(c, pipeline=pipeline), bits, y, c.counts_from_bits(y), work)
 

@@ -19,6 +19,7 @@ from wirelab.logic.circuit.backends import BACKENDS
 from wirelab.logic.circuit.rundir import compile_run, synth_run, verify_run
 from wirelab.logic.circuit.synth import TARGETS
 from wirelab.registry import RegistryChoice
+from wirelab.results import sanitize
 
 _console = Console(stderr=True)
 
@@ -29,7 +30,7 @@ def _log(msg: str) -> None:
 
 def _echo(obj: Any, as_json: bool, lines: list[str]) -> None:
     if as_json:
-        click.echo(json.dumps(obj, default=str))
+        click.echo(json.dumps(sanitize(obj)[0]))  # non-finite numbers as null, as in the files
     else:
         for ln in lines:
             click.echo(ln)

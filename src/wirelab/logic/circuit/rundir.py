@@ -64,7 +64,7 @@ def load_run(run_dir: str | Path) -> tuple[ResultDir, DiscreteLogicNet]:
             f"{rd.path} has no discrete.json (train a model with 'wirelab logic train')"
         )
     if rd.status != "complete":
-        raise UsageError(f"{rd.path} holds a {rd.status} training run, not a finished one")
+        raise UsageError(f"{rd.path} holds no finished training run (status: {rd.status})")
     return rd, DiscreteLogicNet.load(path)
 
 
