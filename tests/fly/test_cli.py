@@ -115,3 +115,34 @@ def test_a_registered_toy_body_runs_through_the_cli(
         assert m["body"] == body
         walked[body] = m["displacement_mm"]
     assert walked[toy_body] == pytest.approx(2 * walked["kinematic"], rel=1e-6)
+
+
+@requires_larva
+def test_lateralization_and_taxis_write_their_result_dirs(tmp_path: Path, larva: object) -> None:
+    out = tmp_path / "lat"
+    r = fly(
+        "lateralization",
+        *("--modalities", "olfactory", "--gains", "1", "--nulls", "1", "--boot", "3"),
+        *("--steps", "4", "--normalize", "row", "--out", out),
+    )
+    assert r.returncode == 0, r.stderr
+    m = json.loads((out / "metrics.json").read_text())
+    assert [s["modality"] for s in m["summary"]] == ["olfactory"]
+    assert (out / "lateralization_row.png").is_file()
+    out = tmp_path / "taxis"
+    r = fly(
+        "taxis",
+        *("--trials", "2", "--train-trials", "2", "--nulls", "0", "--no-mirror"),
+        *("--time-limit", "0.3", "--update-steps", "100", "--out", out),
+    )
+    assert r.returncode == 0, r.stderr
+    m = json.loads((out / "metrics.json").read_text())
+    assert [c["condition"] for c in m["conditions"]] == [
+        "teacher",
+        "constant",
+        "random",
+        "connectome",
+    ]
+    assert {"success_rate.png", "trajectories.png"} <= {p.name for p in out.iterdir()}
+    r = fly("taxis", "--video", tmp_path / "v.mp4", "--out", tmp_path / "taxis-video")
+    assert r.returncode == 2 and "flygym" in r.stderr and one_line_error(r)

@@ -1,4 +1,5 @@
-"""The tour step falls back to the kinematic body, says so, and writes two result dirs."""
+"""The tour step falls back to the kinematic body, says so, and writes two result dirs (a rerun
+replaces them)."""
 
 from __future__ import annotations
 
@@ -21,3 +22,4 @@ def test_tour_quick_on_the_kinematic_body(
     for side in ("left", "right"):
         assert (tmp_path / f"stimulate-{side}" / "metrics.json").is_file()
         assert f"LI_{side}" in summary and f"turn_{side}_deg" in summary
+    assert tour.run(tmp_path, quick=True) == summary  # a tour is meant to be rerun
