@@ -76,8 +76,8 @@ def test_killed_run_resumes_to_the_same_metrics(tmp_path: Path) -> None:
 
 
 def test_cli_trains_and_reports(tmp_path: Path) -> None:
-    r = wirelab("logic", "train", "--dataset", "digits", "--classes", "0,1", "--dense", "40,40", "--epochs",
-             "2", "--threads", "1", "--out", str(tmp_path / "r"), "--quiet")  # fmt: skip
+    r = wirelab("logic", "train", "--dataset", "digits", "--classes", "0,1", "--dense", "40,40",
+                "--epochs", "2", "--threads", "1", "--out", tmp_path / "r", "--quiet")  # fmt: skip
     assert r.returncode == 0, r.stderr
     m = json.loads((tmp_path / "r" / "metrics.json").read_text())
     for key in ("accuracy_soft", "accuracy_discrete", "discretization_gap", "gates",

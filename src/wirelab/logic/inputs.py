@@ -44,9 +44,9 @@ DEFAULT_SPEC: dict[str, Any] = {
     "conv": [],
     "dense": [1000],
     "connections": "unique",
-    "init": "residual",
+    "init": "gaussian",
     "classes": 10,
-    "tau": 10.0,
+    "tau": 5.0,
     "seed": 0,
 }
 CONV_DEFAULTS: dict[str, Any] = {"kernel": 3, "depth": 3, "pool": False}
