@@ -66,8 +66,7 @@ def test_video_embedded_or_linked(tmp_path: Path) -> None:
     clip.write_bytes(b"\x00\x00\x00\x18ftypmp42" + bytes(2000))
     page = write_report([tmp_path / "runs"], tmp_path / "a.html").read_text()
     assert _data_uris(page, "video/mp4") == [clip.read_bytes()]
-    page = write_report([tmp_path / "runs"], tmp_path / "b.html", max_embed_bytes=1000)
-    text = page.read_text()
+    text = write_report([tmp_path / "runs"], tmp_path / "b.html", max_embed_bytes=1000).read_text()
     assert "data:video/mp4" not in text and 'href="./runs/logic/train/fly.mp4"' in text
     assert "not embedded" in text
 

@@ -95,3 +95,9 @@ def test_object_of_objects_becomes_a_table_with_a_row_per_key() -> None:
     # a single entry, or entries that are not all flat objects, stay flattened
     assert not split_metrics({"by": {"row": {"a": 1}}}).records
     assert not split_metrics({"x": {"a": {"b": {"c": 1}}, "d": {"e": 2}}}).records
+
+
+def test_empty_key_is_kept() -> None:
+    """A key that is the empty string is still a key (found by the property test above)."""
+    assert split_metrics({"": {}}).scalars == [("", "{}")]
+    assert split_metrics({"": {"a": 1}}).scalars == [(".a", 1)]

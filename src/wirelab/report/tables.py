@@ -113,15 +113,15 @@ def split_metrics(metrics: Any, max_rows: int = MAX_ROWS) -> Split:
     if not isinstance(metrics, dict):
         metrics = {"value": metrics}
 
-    def visit(prefix: str, value: Any) -> None:
+    def visit(prefix: str, value: Any, nested: bool = True) -> None:
         if is_scalar(value):
             out.scalars.append((prefix, value))
         elif isinstance(value, dict):
-            if prefix and len(value) > WIDE_DICT and all(is_scalar(v) for v in value.values()):
+            if nested and len(value) > WIDE_DICT and all(is_scalar(v) for v in value.values()):
                 # many scalars under one key (counts per gate type, ...): one wide row
                 out.records.append(Records(prefix, [str(k) for k in value], [value], 1))
                 return
-            if prefix and _is_table_of_objects(value):
+            if nested and _is_table_of_objects(value):
                 # {"CN": {"left": 50, "right": 50}, "KC": {...}}: one row per key
                 names = ["name"]
                 for row in value.values():
@@ -129,10 +129,10 @@ def split_metrics(metrics: Any, max_rows: int = MAX_ROWS) -> Split:
                 rows = [{"name": k, **v} for k, v in value.items()]
                 out.records.append(Records(prefix, names, rows[:max_rows], len(rows)))
                 return
-            if not value and prefix:
+            if not value and nested:
                 out.scalars.append((prefix, "{}"))
             for k, v in value.items():
-                visit(f"{prefix}.{k}" if prefix else str(k), v)
+                visit(f"{prefix}.{k}" if nested else str(k), v)
         elif isinstance(value, list):
             if all(is_scalar(v) for v in value) and len(value) <= SHORT_LIST:
                 out.scalars.append((prefix, ", ".join(fmt(v) for v in value) or "[]"))
@@ -155,7 +155,7 @@ def split_metrics(metrics: Any, max_rows: int = MAX_ROWS) -> Split:
         else:  # not produced by json.load, but keep the page alive
             out.scalars.append((prefix, str(value)))
 
-    visit("", metrics)
+    visit("", metrics, nested=False)
     return out
 
 
