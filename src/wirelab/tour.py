@@ -71,7 +71,7 @@ def run_tour(out: Path, quick: bool, console: Console | None = None) -> int:
     console.print(table)
     from wirelab.report.html import write_report
 
-    # the whole tour directory: a step that died before metrics.json shows as incomplete
+    # the whole tour directory: a step that died shows as failed or in progress
     page = write_report([out], out / "report.html")
     console.print(f"report: {page}")
     console.print(f"results: {out}")
