@@ -1,31 +1,21 @@
-"""The CLI as a user runs it: a real subprocess, real files."""
+"""The CLI as a user runs it: real files; in-process (`tests.clirun.wirelab`) except the entry
+point itself, which runs as a real subprocess once."""
 
 from __future__ import annotations
 
 import json
 import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.clirun import one_line_error, wirelab, wirelab_process
 from tests.conftest import requires_larva, requires_mnist
 
 
-def run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "wirelab.cli", *args],
-        capture_output=True,
-        text=True,
-        env={**os.environ, **(env or {})},
-        timeout=300,
-    )
-
-
 def test_help_lists_groups() -> None:
-    out = run("--help")
+    out = wirelab_process("--help")
     assert out.returncode == 0
     for g in ("data", "reservoir", "fly", "logic", "attention", "report", "tour"):
         assert g in out.stdout
@@ -41,15 +31,14 @@ def test_help_lists_groups() -> None:
     ],
 )
 def test_bad_arguments_exit_2_with_one_line(args: list[str]) -> None:
-    out = run(*args)
-    assert out.returncode == 2
-    lines = out.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("wirelab: error:")
+    out = wirelab(*args)
+    assert out.returncode == 2 and one_line_error(out)
+    assert out.stderr.startswith("wirelab: error:")
 
 
 @requires_larva
 def test_info_larva_json() -> None:
-    out = run("data", "info", "larva", "--json")
+    out = wirelab("data", "info", "larva", "--json")
     assert out.returncode == 0, out.stderr
     info = json.loads(out.stdout)
     assert (info["neurons"], info["edges"], info["synapses"]) == (2952, 110677, 352611)
@@ -60,7 +49,7 @@ def test_info_larva_json() -> None:
 
 @requires_mnist
 def test_info_mnist_json() -> None:
-    out = run("data", "info", "mnist", "--json")
+    out = wirelab("data", "info", "mnist", "--json")
     assert out.returncode == 0, out.stderr
     info = json.loads(out.stdout)
     assert (info["train"], info["test"], info["shape"]) == (60000, 10000, [28, 28])
@@ -78,18 +67,18 @@ def test_verify_detects_altered_and_truncated_files(tmp_path: Path) -> None:
     target = cache / "connectome" / src.name
     target.parent.mkdir(parents=True)
     shutil.copy(src, target)
-    assert run("data", "verify", "larva", env=env).returncode == 0
+    assert wirelab("data", "verify", "larva", env=env).returncode == 0
 
     data = bytearray(src.read_bytes())
     data[1000] ^= 0xFF  # altered
     target.write_bytes(bytes(data))
-    out = run("data", "verify", "larva", env=env)
+    out = wirelab("data", "verify", "larva", env=env)
     assert out.returncode == 1
     assert "checksum mismatch" in out.stderr and "8c1f43809ed5d527" in out.stderr
     assert not target.exists() and list(cache.rglob("*.zip")) == []
 
     target.write_bytes(src.read_bytes()[:500_000])  # truncated
-    out = run("data", "verify", "larva", env=env)
+    out = wirelab("data", "verify", "larva", env=env)
     assert out.returncode == 1 and "checksum mismatch" in out.stderr
     assert [p for p in cache.rglob("*") if p.is_file()] == []
 
@@ -101,7 +90,7 @@ def test_verify_truncated_gzip_in_data_dir_is_reported_not_deleted(tmp_path: Pat
     (ddir / "mnist").mkdir(parents=True)
     (ddir / "mnist" / src.name).write_bytes(src.read_bytes()[:-100])
     env = {"WIRELAB_CACHE": str(tmp_path / "cache"), "WIRELAB_DATA_DIR": str(ddir)}
-    out = run("data", "verify", "mnist", env=env)
+    out = wirelab("data", "verify", "mnist", env=env)
     assert out.returncode == 1
     assert "t10k-labels-idx1-ubyte.gz" in out.stderr and "gzip" in out.stderr
     assert (ddir / "mnist" / src.name).exists()

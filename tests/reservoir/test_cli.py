@@ -1,30 +1,111 @@
-"""The CLI through a real subprocess on the real larval connectome."""
+"""``wirelab reservoir run`` and ``wirelab connectome paths``: on the real larval connectome, and on
+a toy connectome added with one registry line."""
 
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
+from collections.abc import Iterator
 from pathlib import Path
 
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from tests.clirun import one_line_error, wirelab
 from tests.conftest import requires_larva
+from wirelab.data.connectome import EDGE_TYPES, Connectome
+from wirelab.data.connectomes import CONNECTOMES
 
 
-def run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "wirelab.cli", *args],
-        capture_output=True,
-        text=True,
-        env=dict(os.environ),
-        timeout=600,
+def toy_connectome(n: int = 48, seed: int = 0) -> Connectome:
+    """A random 48-neuron connectome: 8 sensory and 8 DN-VNC neurons, left/right pairs (2k, 2k+1),
+    every synapse axo-dendritic."""
+    rng = np.random.default_rng(seed)
+    w = (rng.random((n, n)) < 0.15) * rng.integers(1, 6, (n, n)).astype(np.float64)
+    np.fill_diagonal(w, 0.0)
+    weights = sp.csr_matrix(w)
+    zero = sp.csr_matrix((n, n))
+    celltype = np.array(["sensory"] * 8 + ["DN-VNC"] * 8 + ["inter"] * (n - 16))
+    idx = np.arange(n)
+    return Connectome(
+        name="toy",
+        skeleton_ids=np.arange(1000, 1000 + n, dtype=np.int64),
+        weights=weights,
+        edge_types={e: (weights if e == "ad" else zero) for e in EDGE_TYPES},
+        celltype=celltype,
+        side=np.where(idx % 2 == 0, "left", "right"),
+        partner=idx ^ 1,
+        annotations=tuple(frozenset() for _ in range(n)),
+        cluster=np.full(n, -1, dtype=np.int64),
     )
+
+
+@pytest.fixture
+def toy() -> Iterator[str]:
+    CONNECTOMES.add("toy", toy_connectome, "a random 48-neuron test connectome")
+    try:
+        yield "toy"
+    finally:
+        CONNECTOMES.remove("toy")
+
+
+def test_a_registered_connectome_runs_through_every_command(toy: str, tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    args = ["reservoir", "run", "--connectome", toy, "--task", "memory-capacity"]
+    args += ["--task", "decision", "--alpha", "0.5,1.0", "--nulls", "2"]
+    args += ["--null-model", "degree,mirror", "--workers", "1", "--quick", "--out", str(out)]
+    r = wirelab(*args)
+    assert r.returncode == 0, r.stderr
+    metrics = json.loads((out / "metrics.json").read_text())
+    # (connectome + 2 degree nulls + 1 mirror) x 2 alphas x 2 tasks
+    assert len(metrics["results"]) == 4 * 2 * 2
+    assert metrics["population_sizes"] == {
+        "inputs": 8,
+        "outputs": 8,
+        "inputs_left": 4,
+        "inputs_right": 4,
+    }
+    assert json.loads((out / "config.json").read_text())["config"]["connectome"] == "toy"
+    assert (out / "score_vs_alpha.png").is_file()
+
+    r = wirelab("reservoir", "run", *args[2:])  # a finished run is not replaced silently
+    assert r.returncode == 2 and one_line_error(r) and "--overwrite" in r.stderr
+    assert wirelab(*args, "--overwrite").returncode == 0
+
+    r = wirelab("connectome", "paths", "--connectome", toy, "--edge-types", "ad", "--steps", "5")
+    assert r.returncode == 0, r.stderr
+    assert "crossing the midline" in r.stdout
+    r = wirelab("data", "info", toy, "--json")
+    assert r.returncode == 0 and json.loads(r.stdout)["neurons"] == 48
+
+
+def test_unknown_connectome_and_bad_settings_fail_before_the_result_directory(
+    toy: str, tmp_path: Path
+) -> None:
+    out = tmp_path / "x"
+    base = ["reservoir", "run", "--task", "narma10", "--connectome", toy, "--out", str(out)]
+    for extra, words in [
+        (["--edge-types", "xx"], "edge types"),
+        (["--null-model", "shuffle"], "null models"),
+        (["--bias", "nan"], "not a finite number"),
+        (["--leak", "0"], "out of range"),
+        (["--outputs", "annotation=nothing"], "population is empty"),
+    ]:
+        r = wirelab(*base, *extra)
+        assert r.returncode == 2, (extra, r.stderr)
+        assert one_line_error(r) and words in r.stderr, (extra, r.stderr)
+        assert not out.exists()
+    r = wirelab("reservoir", "run", "--task", "narma10", "--connectome", "nosuch", "--out", out)
+    assert r.returncode == 2 and one_line_error(r) and "toy" in r.stderr  # choices at parse time
+    r = wirelab("connectome", "paths", "--connectome", toy, "--edge-types", "xx", "--out", out)
+    assert r.returncode == 2 and one_line_error(r) and "edge types" in r.stderr
+    assert not out.exists()
 
 
 @requires_larva
 def test_reservoir_run_writes_results_and_summary(tmp_path: Path) -> None:
     out = tmp_path / "mc"
-    proc = run(
+    proc = wirelab(
         "reservoir",
         "run",
         "--task",
@@ -63,7 +144,7 @@ def test_reservoir_run_writes_results_and_summary(tmp_path: Path) -> None:
 
 @requires_larva
 def test_bad_population_and_alpha_are_one_line_errors(tmp_path: Path) -> None:
-    proc = run(
+    proc = wirelab(
         "reservoir",
         "run",
         "--task",
@@ -78,17 +159,17 @@ def test_bad_population_and_alpha_are_one_line_errors(tmp_path: Path) -> None:
         str(tmp_path / "x"),
     )
     assert proc.returncode == 2
-    assert proc.stderr.startswith("wirelab: error: population is empty")
-    assert len(proc.stderr.strip().splitlines()) == 1
-    proc = run(
+    assert one_line_error(proc) and proc.stderr.startswith("wirelab: error: population is empty")
+    proc = wirelab(
         "reservoir", "run", "--task", "narma10", "--alpha", "1:2", "--out", str(tmp_path / "y")
     )
     assert proc.returncode == 2 and "START:STOP:N" in proc.stderr
+    assert not (tmp_path / "x").exists() and not (tmp_path / "y").exists()
 
 
 @requires_larva
 def test_connectome_paths(tmp_path: Path) -> None:
-    proc = run(
+    proc = wirelab(
         "connectome",
         "paths",
         "--from",
