@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -118,7 +118,7 @@ def _half(xs: tuple[int, ...]) -> int:
     return min(len(xs) // 2, len(xs) - 2)
 
 
-def crossover(xs: list[int], a: list[float], b: list[float]) -> float | None:
+def crossover(xs: list[int], a: Sequence[float], b: Sequence[float]) -> float | None:
     """First x (log-interpolated) where a - b changes sign (either way); None if it never does."""
     diff = np.log(np.asarray(a)) - np.log(np.asarray(b))
     if diff[0] == 0:
