@@ -4,6 +4,7 @@ a test (one registry line) run through the CLI."""
 from __future__ import annotations
 
 import json
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,7 +16,7 @@ from wirelab.fly.bodies import BODIES
 from wirelab.fly.kinematic import KinematicBody
 
 
-def fly(*args: str | Path):  # type: ignore[no-untyped-def]
+def fly(*args: str | Path) -> subprocess.CompletedProcess[str]:
     return wirelab("fly", *args)
 
 

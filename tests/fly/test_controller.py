@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import requires_larva
+from wirelab.data.connectome import Connectome
 from wirelab.errors import UsageError
 from wirelab.fly.controller import ConnectomeController, ControllerConfig, reference_update
 from wirelab.fly.mapping import FixedMapping, LinearMapping, fit_ridge_cv
@@ -16,7 +17,7 @@ from wirelab.reservoir import reservoir_weights
 
 
 @requires_larva
-def test_populations_follow_the_annotations(larva) -> None:  # type: ignore[no-untyped-def]
+def test_populations_follow_the_annotations(larva: Connectome) -> None:
     mods = modalities(larva)
     assert {"olfactory", "visual", "gustatory-external", "thermo-warm"} <= set(mods)
     left = input_neurons(larva, "olfactory", "left")
@@ -33,7 +34,7 @@ def test_populations_follow_the_annotations(larva) -> None:  # type: ignore[no-u
 
 @requires_larva
 @pytest.mark.parametrize("normalize", ["row", "spectral"])
-def test_fast_update_equals_reference_equation(larva, normalize: str) -> None:  # type: ignore[no-untyped-def]
+def test_fast_update_equals_reference_equation(larva: Connectome, normalize: str) -> None:
     cfg = ControllerConfig(normalize=normalize, alpha=0.9, leak=0.5, input_gain=2.0)
     ctrl = ConnectomeController(larva, cfg, batch=3)
     w = reservoir_weights(larva, normalize_by=normalize)
@@ -49,7 +50,7 @@ def test_fast_update_equals_reference_equation(larva, normalize: str) -> None:  
 
 
 @requires_larva
-def test_row_normalisation_lets_dn_activity_through_spectral_buries_it(larva) -> None:  # type: ignore[no-untyped-def]
+def test_row_normalisation_lets_dn_activity_through_spectral_buries_it(larva: Connectome) -> None:
     levels = {}
     for norm in ("row", "spectral"):
         ctrl = ConnectomeController(larva, ControllerConfig(modality="all", normalize=norm))

@@ -9,14 +9,14 @@ from hypothesis import strategies as st
 
 from wirelab.errors import UsageError
 from wirelab.fly.bodies import make_body
-from wirelab.fly.body import DRIVE_RANGE
+from wirelab.fly.body import DRIVE_RANGE, Observation
 from wirelab.fly.kinematic import KinematicBody
 from wirelab.fly.odor import OdorSource, antenna_positions
 
 CAL = {"v_gain": 10.0, "w_gain": 2.0, "tau": 0.05, "antenna_forward": 1.0, "antenna_lateral": 0.2}
 
 
-def walk(body: KinematicBody, signal: np.ndarray, seconds: float):  # type: ignore[no-untyped-def]
+def walk(body: KinematicBody, signal: np.ndarray, seconds: float) -> Observation:
     obs = body.reset()
     for _ in range(round(seconds / body.dt)):
         obs = body.act(signal)

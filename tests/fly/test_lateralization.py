@@ -6,12 +6,13 @@ import numpy as np
 import pytest
 
 from tests.conftest import requires_larva
+from wirelab.data.connectome import Connectome
 from wirelab.fly import lateralization as lat
 from wirelab.fly.controller import ConnectomeController, ControllerConfig
 
 
 @requires_larva
-def test_replicate_zero_equals_the_controller_response(larva) -> None:  # type: ignore[no-untyped-def]
+def test_replicate_zero_equals_the_controller_response(larva: Connectome) -> None:
     models = lat.build_models(larva, ["row"], n_nulls=0, mirror=False)
     resp = lat.response(
         larva, models, "olfactory", "left", [1.0], n_boot=3, steps=10, tail=1, backend="scipy"
@@ -24,7 +25,7 @@ def test_replicate_zero_equals_the_controller_response(larva) -> None:  # type: 
 
 
 @requires_larva
-def test_study_rows_and_verdicts(larva) -> None:  # type: ignore[no-untyped-def]
+def test_study_rows_and_verdicts(larva: Connectome) -> None:
     models = lat.build_models(larva, ["row"], n_nulls=0, mirror=True)
     rows = lat.study(larva, models, ["olfactory"], [1.0], n_boot=20, steps=12, backend="scipy")
     assert len(rows) == 2

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from tests.conftest import requires_larva
+from wirelab.data.connectome import Connectome
 from wirelab.errors import UsageError
 from wirelab.fly.controller import ControllerConfig
 from wirelab.fly.taxis import TaxisConfig, deploy, encode, evaluate, starts, teacher, wilson
@@ -72,7 +73,7 @@ def test_bad_taxis_config_is_a_usage_error() -> None:
 
 
 @requires_larva
-def test_taxis_pipeline_trains_and_deploys_on_the_kinematic_body(larva) -> None:  # type: ignore[no-untyped-def]
+def test_taxis_pipeline_trains_and_deploys_on_the_kinematic_body(larva: Connectome) -> None:
     cfg = TaxisConfig(trials=6, train_trials=4, time_limit=1.5, start_distance=(4.0, 6.0))
     ctrl = ControllerConfig(modality="olfactory", update_steps=100)
     rows, traces = run_study(larva, ctrl, cfg, n_nulls=0, mirror=False)
