@@ -23,7 +23,7 @@ TRAIN_OPTIONS = ("dataset", "classes", "forward", "epochs", "steps", "eval_every
                  "lr", "lr_schedule", "weight_decay", "patience", "val_fraction", "max_train",
                  "seed", "threads", "max_minutes", "init_from")  # fmt: skip
 MODEL_OPTIONS = ("binarize", "levels", "threshold", "crop", "prune", "inputs", "connections",
-                 "init", "tau")  # fmt: skip
+                 "candidates", "connection_tau", "gate_param", "init", "tau")  # fmt: skip
 
 
 def _ints(text: str | None) -> list[int] | None:
@@ -111,7 +111,22 @@ def group() -> None:
     default=None,
     help="real: train on real-valued pixels, threshold only in the discrete network.",
 )
-@click.option("--connections", type=click.Choice(["random", "unique"]), default=None)
+@click.option(
+    "--connections",
+    type=click.Choice(["random", "unique", "learned"]),
+    default=None,
+    help="learned: each gate input learns its wire among --candidates wires.",
+)
+@click.option("--candidates", type=COUNT, default=None, help="Candidate wires per gate input.")
+@click.option(
+    "--connection-tau", type=POSITIVE, default=None, help="Softmax temperature over candidates."
+)
+@click.option(
+    "--gate-param",
+    type=click.Choice(["softmax", "light"]),
+    default=None,
+    help="Gate parameters: 16 softmax logits, or light: 4 truth-table logits.",
+)
 @click.option("--init", type=click.Choice(["gaussian", "residual"]), default=None)
 @click.option("--tau", type=POSITIVE, default=None, help="GroupSum temperature.")
 @click.option(

@@ -22,6 +22,7 @@ from typing import Any
 
 from wirelab.errors import UsageError
 from wirelab.logic.data import dataset_shape, parse_classes
+from wirelab.logic.inputs import ADDED_DEFAULTS
 from wirelab.logic.model import resolve_spec
 
 FORWARDS = ("soft", "st")
@@ -156,6 +157,7 @@ def changed_options(cfg: TrainConfig, saved: dict[str, Any]) -> list[str]:
             continue
         a, b = saved.get(key), now.get(key)
         if key == "model" and isinstance(a, dict) and isinstance(b, dict):
+            a = {**ADDED_DEFAULTS, **a}  # a checkpoint older than these options used them
             out += [f"model.{k}: {a.get(k)!r} -> {b.get(k)!r}"
                     for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)]  # fmt: skip
         elif a != b:

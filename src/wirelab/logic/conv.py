@@ -22,6 +22,7 @@ from torch import nn
 
 from wirelab.errors import UsageError
 from wirelab.logic.discrete import DiscreteLayer
+from wirelab.logic.functional import gate_ids
 from wirelab.logic.kernels import gather_gate
 from wirelab.logic.layers import coeffs_for, init_logits
 
@@ -48,6 +49,7 @@ class LogicConv2d(nn.Module):
         depth: int = 3,
         init: str = "residual",
         seed: int = 0,
+        gate_param: str = "softmax",
     ) -> None:
         super().__init__()
         h, w, c = in_shape
@@ -83,7 +85,7 @@ class LogicConv2d(nn.Module):
         self.register_buffer("a0", leaf[:, :, 0::2].reshape(-1).contiguous())
         self.register_buffer("b0", leaf[:, :, 1::2].reshape(-1).contiguous())
         self.weights = nn.ParameterList(
-            nn.Parameter(init_logits((k, 2 ** (depth - 1 - lvl)), init, gen))
+            nn.Parameter(init_logits((k, 2 ** (depth - 1 - lvl)), init, gen, gate_param))
             for lvl in range(depth)
         )
 
@@ -114,7 +116,7 @@ class LogicConv2d(nn.Module):
     def discretize(self) -> list[DiscreteLayer]:
         out = []
         for lvl, logits in enumerate(self.weights):
-            g = logits.detach().argmax(-1).reshape(-1).cpu().numpy().astype(np.uint8)
+            g = gate_ids(logits).reshape(-1).cpu().numpy().astype(np.uint8)
             a, b = self.level_wiring(lvl)
             out.append(DiscreteLayer(a.cpu().numpy(), b.cpu().numpy(), np.tile(g, self.positions)))
         return out

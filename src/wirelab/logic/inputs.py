@@ -44,16 +44,22 @@ DEFAULT_SPEC: dict[str, Any] = {
     "conv": [],
     "dense": [1000],
     "connections": "unique",
+    "candidates": 16,
+    "connection_tau": 1.0,
+    "gate_param": "softmax",
     "init": "gaussian",
     "classes": 10,
     "tau": 5.0,
     "seed": 0,
 }
+# keys added after the first checkpoints were written: a saved spec without them used these
+ADDED_DEFAULTS = {k: DEFAULT_SPEC[k] for k in ("candidates", "connection_tau", "gate_param")}
 CONV_DEFAULTS: dict[str, Any] = {"kernel": 3, "depth": 3, "pool": False}
 CHOICES = {
     "binarize": ("fixed", "thermometer"),
     "inputs": ("binary", "real"),
-    "connections": ("random", "unique"),
+    "connections": ("random", "unique", "learned"),
+    "gate_param": ("softmax", "light"),
     "init": ("gaussian", "residual"),
 }
 
@@ -112,6 +118,9 @@ def resolve_spec(spec: dict[str, Any]) -> dict[str, Any]:
         "conv": [_conv_block(b) for b in s["conv"]],
         "dense": [_count(n, "dense width") for n in s["dense"]],
         "connections": s["connections"],
+        "candidates": _count(s["candidates"], "candidates"),
+        "connection_tau": _number(s, "connection_tau", 1e-6),
+        "gate_param": s["gate_param"],
         "init": s["init"],
         "classes": _count(s["classes"], "classes"),
         "tau": _number(s, "tau", 1e-12),

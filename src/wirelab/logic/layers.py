@@ -20,39 +20,62 @@ from torch import nn
 
 from wirelab.errors import UsageError
 from wirelab.logic.functional import (
+    LIGHT_WIDTH,
+    gate_ids,
     gate_poly,
-    hard_coeffs,
+    light_reference,
     mixture_reference,
-    soft_coeffs,
-    straight_through_coeffs,
+    param_coeffs,
 )
-from wirelab.logic.gates import NUM_GATES, PASS_A
+from wirelab.logic.gates import NUM_GATES, PASS_A, TRUTH
 from wirelab.logic.kernels import gather_gate
 
 MODES = ("soft", "hard", "st")
+GATE_PARAMS = ("softmax", "light")
+LIGHT_RESIDUAL = 3.0  # light residual init: z = +-3 on gate A's truth table (sigmoid 0.95)
 
 
-def coeffs_for(logits: torch.Tensor, mode: str) -> torch.Tensor:
-    """Per-neuron coefficients ``(..., 4)`` for a forward ``mode``."""
-    if mode == "soft":
-        return soft_coeffs(logits)
-    if mode == "hard":
-        return hard_coeffs(logits)
-    if mode == "st":
-        return straight_through_coeffs(logits)
-    raise UsageError(f"unknown mode {mode!r}; use one of {MODES}")
+def coeffs_for(weight: torch.Tensor, mode: str) -> torch.Tensor:
+    """Per-neuron coefficients ``(..., 4)`` of gate weights ``(..., 16)`` (softmax logits) or
+    ``(..., 4)`` (light) for a forward ``mode``."""
+    if mode not in MODES:
+        raise UsageError(f"unknown mode {mode!r}; use one of {MODES}")
+    return param_coeffs(weight, mode)
 
 
-def init_logits(shape: tuple[int, ...], init: str, generator: torch.Generator) -> torch.Tensor:
-    """Gate logits ``(*shape, 16)``: ``gaussian`` (N(0, 1), Petersen et al. 2022) or ``residual``
-    (logit 5 on the pass-through gate A, 0 elsewhere: Petersen et al. 2024, arXiv:2411.04732)."""
+def init_logits(
+    shape: tuple[int, ...], init: str, generator: torch.Generator, gate_param: str = "softmax"
+) -> torch.Tensor:
+    """Gate weights ``(*shape, 16)`` (``softmax``) or ``(*shape, 4)`` (``light``).
+
+    ``gaussian``: N(0, 1) (Petersen et al. 2022). ``residual``: the pass-through gate A: logit 5
+    on A, 0 elsewhere (Petersen et al. 2024, arXiv:2411.04732), or for ``light`` the truth table
+    of A at ``+-LIGHT_RESIDUAL`` (``z = (-3, -3, 3, 3)``, a soft ``y ~ 0.05 + 0.9 a``).
+    """
+    if gate_param not in GATE_PARAMS:
+        raise UsageError(f"unknown gate_param {gate_param!r}; use one of {GATE_PARAMS}")
+    width = NUM_GATES if gate_param == "softmax" else LIGHT_WIDTH
     if init == "gaussian":
-        return torch.randn(*shape, NUM_GATES, generator=generator)
+        return torch.randn(*shape, width, generator=generator)
     if init == "residual":
+        if gate_param == "light":
+            z = LIGHT_RESIDUAL * (2 * torch.from_numpy(TRUTH[PASS_A]).float() - 1)
+            return z.expand(*shape, LIGHT_WIDTH).clone()
         w = torch.zeros(*shape, NUM_GATES)
         w[..., PASS_A] = 5.0
         return w
     raise UsageError(f"unknown gate init {init!r}; use 'gaussian' or 'residual'")
+
+
+def reference_gate(
+    xa: torch.Tensor, xb: torch.Tensor, weight: torch.Tensor, mode: str
+) -> torch.Tensor:
+    """The readable gate: 16-way mixture or light expectation (soft), else the polynomial."""
+    if mode != "soft":
+        return gate_poly(xa, xb, coeffs_for(weight, mode))
+    if weight.shape[-1] == LIGHT_WIDTH:
+        return light_reference(xa, xb, weight)
+    return mixture_reference(xa, xb, weight)
 
 
 def make_connections(
@@ -144,6 +167,7 @@ class LogicDense(nn.Module):
 
     ``y_j = sum_g softmax(w_j)_g f_g(x[a_j], x[b_j])`` computed in the 4-coefficient form by the
     fused kernel (`wirelab.logic.kernels`); ``impl="reference"`` runs the 16-way mixture instead.
+    ``gate_param="light"``: ``w_j`` (4,) and ``c_j = sigmoid(w_j) @ TRUTH_TO_COEFFS``.
     """
 
     a: torch.Tensor  # (out,) buffer
@@ -157,6 +181,7 @@ class LogicDense(nn.Module):
         init: str = "gaussian",
         seed: int = 0,
         impl: str = "fast",
+        gate_param: str = "softmax",
     ) -> None:
         super().__init__()
         if out_features < 1:
@@ -166,20 +191,23 @@ class LogicDense(nn.Module):
         self.in_features, self.out_features, self.impl = in_features, out_features, impl
         self.register_buffer("a", a)
         self.register_buffer("b", b)
-        self.weight = nn.Parameter(init_logits((out_features,), init, gen))  # (out, 16)
+        # (out, 16) softmax logits or (out, 4) light parameters
+        self.weight = nn.Parameter(init_logits((out_features,), init, gen, gate_param))
 
     def forward(self, x: torch.Tensor, mode: str = "soft") -> torch.Tensor:
         if x.shape[0] != self.in_features:
             raise UsageError(f"LogicDense expected {self.in_features} input rows, got {x.shape[0]}")
         if self.impl == "reference":
-            if mode != "soft":
-                return gate_poly(x[self.a], x[self.b], coeffs_for(self.weight, mode))
-            return mixture_reference(x[self.a], x[self.b], self.weight)
+            return reference_gate(x[self.a], x[self.b], self.weight, mode)
         return gather_gate(x, self.a, self.b, coeffs_for(self.weight, mode))  # (out, B)
 
+    def wiring(self) -> tuple[torch.Tensor, torch.Tensor]:
+        """The inputs ``a, b`` ``(out,)`` of every gate."""
+        return self.a, self.b
+
     def gates(self) -> np.ndarray:
-        """Argmax gate per neuron ``(out,)`` uint8."""
-        return self.weight.detach().argmax(-1).cpu().numpy().astype(np.uint8)
+        """Discrete gate per neuron ``(out,)`` uint8 (argmax logit, or nearest light gate)."""
+        return gate_ids(self.weight).cpu().numpy().astype(np.uint8)
 
     def extra_repr(self) -> str:
         return f"{self.in_features} -> {self.out_features}"

@@ -5,8 +5,10 @@ A spec (the ``model`` table of a recipe) is a dict::
     {"input_shape": [28, 28], "binarize": "fixed" | "thermometer", "levels": 1, "threshold": 0.5,
      "crop": null | 20, "prune": 0.0, "inputs": "binary" | "real", "input_bits": null | [...],
      "conv": [{"channels": 16, "kernel": 3, "depth": 3, "pool": true}, ...],   # optional
-     "dense": [8000, 8000], "connections": "unique", "init": "residual",
-     "classes": 10, "tau": 10.0, "seed": 0}
+     "dense": [8000, 8000], "connections": "unique" | "random" | "learned",
+     "candidates": 16, "connection_tau": 1.0,       # learned connections (`wirelab.logic.learned`)
+     "gate_param": "softmax" | "light",             # 16 logits or 4 truth-table logits per gate
+     "init": "residual", "classes": 10, "tau": 10.0, "seed": 0}
 
 `resolve_spec` fills in every default, so a resolved spec alone rebuilds the same network. The
 input encoding (`wirelab.logic.inputs`): raw features ``(B, F)`` -> bits ``(B, F * T)`` -> the
@@ -33,6 +35,7 @@ from wirelab.logic.discrete import DiscreteLayer, DiscreteLogicNet
 from wirelab.logic.gates import NAMES, PASS_A, PASS_B
 from wirelab.logic.inputs import DEFAULT_SPEC, input_selection, make_binarize, resolve_spec
 from wirelab.logic.layers import GroupSum, LogicDense
+from wirelab.logic.learned import LearnedLogicDense
 
 __all__ = ["DEFAULT_SPEC", "LogicNet", "diagnostics", "resolve_spec"]
 
@@ -64,6 +67,7 @@ class LogicNet(nn.Module):
                 int(block.get("depth", 3)),
                 init=str(s["init"]),
                 seed=seed * 1000 + i,
+                gate_param=str(s["gate_param"]),
             )
             layers.append(conv)
             img = conv.out_shape
@@ -76,9 +80,7 @@ class LogicNet(nn.Module):
         else:
             width = self.binarize.out_features if sel is None else int(sel.shape[0])
         for i, n in enumerate(s["dense"]):
-            layers.append(
-                LogicDense(width, int(n), s["connections"], s["init"], seed * 1000 + 500 + i)
-            )
+            layers.append(_dense(s, width, int(n), seed * 1000 + 500 + i))
             width = int(n)
         if not s["dense"] and not s["conv"]:
             raise UsageError("a model needs at least one logic layer")
@@ -113,10 +115,9 @@ class LogicNet(nn.Module):
         """The argmax gate of every neuron, as a pure Boolean `DiscreteLogicNet`."""
         out: list[DiscreteLayer] = []
         for layer in self.layers:
-            if isinstance(layer, LogicDense):
-                out.append(
-                    DiscreteLayer(layer.a.cpu().numpy(), layer.b.cpu().numpy(), layer.gates())
-                )
+            if isinstance(layer, (LogicDense, LearnedLogicDense)):
+                a, b = layer.wiring()
+                out.append(DiscreteLayer(a.cpu().numpy(), b.cpu().numpy(), layer.gates()))
             else:
                 out.extend(layer.discretize())  # type: ignore[operator]
         if self.input_bits is not None and out:  # the first layer reads raw input bits
@@ -129,6 +130,14 @@ class LogicNet(nn.Module):
             self.head.tau,
             {"spec": self.spec},
         )
+
+
+def _dense(s: dict[str, Any], width: int, n: int, seed: int) -> nn.Module:
+    """A dense layer of a resolved spec: fixed (random, unique) or learned connections."""
+    if s["connections"] == "learned":
+        return LearnedLogicDense(width, n, int(s["candidates"]), float(s["connection_tau"]),
+                                 s["init"], seed, gate_param=s["gate_param"])  # fmt: skip
+    return LogicDense(width, n, s["connections"], s["init"], seed, gate_param=s["gate_param"])
 
 
 def diagnostics(net: DiscreteLogicNet) -> dict[str, Any]:
