@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from wirelab.data import Connectome
+
 REPO = Path(__file__).resolve().parents[1]
 _SHARED = REPO.parent / "shared" / "data"
 
@@ -27,7 +29,7 @@ if "WIRELAB_CACHE" not in os.environ:
 
 def _have_data(*rel: str) -> bool:
     root = os.environ.get("WIRELAB_DATA_DIR")
-    return bool(root) and all((Path(root) / r).is_file() for r in rel)
+    return root is not None and all((Path(root) / r).is_file() for r in rel)
 
 
 requires_mnist = pytest.mark.skipif(
@@ -41,7 +43,7 @@ requires_larva = pytest.mark.skipif(
 
 
 @pytest.fixture(scope="session")
-def larva():  # type: ignore[no-untyped-def]
+def larva() -> Connectome:
     if not _have_data("connectome/winding2023-Supplementary-Data-S1.zip"):
         pytest.skip("larval connectome not found: set WIRELAB_DATA_DIR")
     from wirelab.data import load_larva
