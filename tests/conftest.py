@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
-from wirelab.data import Connectome
+if TYPE_CHECKING:
+    from wirelab.data import Connectome
 
 REPO = Path(__file__).resolve().parents[1]
 _SHARED = REPO.parent / "shared" / "data"
