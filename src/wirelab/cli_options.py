@@ -4,7 +4,7 @@
   ``--overwrite`` (rerun into a directory that holds a finished run; see `wirelab.results`).
 - `FINITE_FLOAT` and `finite_float(min=..., max=...)`: floats that reject NaN and inf up front,
   with one line, before any result directory exists.
-- `SEED`: a non-negative integer seed.
+- `SEED`: an integer seed in [0, 2**32 - 1] (what numpy accepts).
 """
 
 from __future__ import annotations
@@ -67,7 +67,7 @@ def finite_float(
     return FiniteFloat(min, max, min_open=min_open, max_open=max_open)
 
 
-SEED = click.IntRange(min=0)
+SEED = click.IntRange(min=0, max=2**32 - 1)
 
 
 def out_option(
