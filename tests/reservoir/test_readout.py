@@ -155,3 +155,22 @@ def test_grouped_folds_keep_each_group_whole() -> None:
     assert Ridge([0.1, 1.0], folds=3).fit(x, y, groups=groups).ridge_ in (0.1, 1.0)
     with pytest.raises(UsageError, match="groups"):
         Ridge(1.0).fit(x, y, groups=groups[:5])
+
+
+@pytest.mark.parametrize("classes", [2, 3])
+def test_logistic_fit_minimises_the_stated_loss(classes: int) -> None:
+    """At the fitted (W, b) the gradient of mean CE + l2/2 |W|^2 on standardised features is ~0
+    (the C = 1/(l2 T), or 2/(l2 T) for two classes, of the docstring)."""
+    rng = np.random.default_rng(classes)
+    t, f, l2 = 150, 6, 0.05
+    labels = rng.integers(0, classes, t)
+    x = rng.normal(size=(t, f)) * 3 + labels[:, None] * rng.normal(size=f)
+    clf = LogisticClassifier(l2=l2).fit(x, labels)
+    z = (x - x.mean(0)) / (x.std(0) + 1e-12)
+    logits = z @ clf.coef_ + clf.intercept_
+    p = np.exp(logits - logits.max(1, keepdims=True))
+    p /= p.sum(1, keepdims=True)
+    g = (p - np.eye(classes)[labels]) / t
+    grad_w = z.T @ g + l2 * clf.coef_
+    assert np.abs(grad_w).max() < 1e-3 and np.abs(g.sum(0)).max() < 1e-3
+    np.testing.assert_allclose(clf.predict_proba(x), p)

@@ -23,8 +23,9 @@ computed on the full feature matrix (not streamed); the CV error of a fold is th
 refitting (standardisation included) on the other folds. Either way ``cv_errors_`` holds the mean
 held-out squared error per sample and output for each lambda of the grid.
 
-Classifiers: `RidgeClassifier` (ridge on +-1 one-hot targets, argmax) and `LogisticClassifier`
-(multinomial logistic regression with an L2 penalty, L-BFGS on standardised features).
+Classifiers: `RidgeClassifier` (ridge on +-1 one-hot targets, argmax; the decision task's) and
+`LogisticClassifier` (multinomial logistic regression with an L2 penalty on standardised features,
+scikit-learn's L-BFGS solver).
 """
 
 from __future__ import annotations
@@ -32,7 +33,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-import scipy.optimize as sopt
 
 from wirelab.errors import UsageError
 
@@ -289,7 +289,13 @@ class RidgeClassifier:
 
 
 class LogisticClassifier:
-    """Multinomial logistic regression, loss ``mean CE + l2/2 |W|^2``, L-BFGS, standardised X."""
+    """Multinomial logistic regression on standardised features ``z``, loss
+    ``mean_t CE(softmax(z_t @ W + b), y_t) + l2/2 |W|^2`` (``W`` ``(F, C)``, ``b`` unpenalised),
+    fitted by scikit-learn's ``LogisticRegression`` (L-BFGS) with ``C = 1 / (l2 T)``.
+
+    Two classes: scikit-learn fits one vector ``d`` with the penalty ``|d|^2 / 2``; the softmax
+    optimum has ``W = [-d/2, d/2]``, whose penalty is ``|d|^2 / 4``, hence ``C = 2 / (l2 T)``.
+    """
 
     def __init__(self, l2: float = 1e-3, max_iter: int = 500) -> None:
         if l2 < 0:
@@ -301,6 +307,8 @@ class LogisticClassifier:
         self.intercept_: np.ndarray | None = None
 
     def fit(self, x: np.ndarray, labels: np.ndarray) -> LogisticClassifier:
+        from sklearn.linear_model import LogisticRegression  # imported when a model is fitted
+
         x2, _ = _check_xy(x)
         labels = np.asarray(labels)
         if labels.shape != (x2.shape[0],):
@@ -310,31 +318,17 @@ class LogisticClassifier:
             raise UsageError("a classifier needs at least two classes")
         self._mu = x2.mean(0)
         self._sd = x2.std(0) + 1e-12
-        z = (x2 - self._mu) / self._sd
-        t, f, c = z.shape[0], z.shape[1], self.classes_.size
-        onehot = np.zeros((t, c))
-        onehot[np.arange(t), inv] = 1.0
-
-        def loss(theta: np.ndarray) -> tuple[float, np.ndarray]:
-            w = theta[: f * c].reshape(f, c)
-            b = theta[f * c :]
-            logits = z @ w + b
-            logits -= logits.max(1, keepdims=True)
-            logp = logits - np.log(np.exp(logits).sum(1, keepdims=True))
-            p = np.exp(logp)
-            val = -np.sum(onehot * logp) / t + 0.5 * self.l2 * np.sum(w * w)
-            g = (p - onehot) / t
-            return val, np.concatenate([(z.T @ g + self.l2 * w).ravel(), g.sum(0)])
-
-        res = sopt.minimize(
-            loss,
-            np.zeros(f * c + c),
-            jac=True,
-            method="L-BFGS-B",
-            options={"maxiter": self.max_iter},
-        )
-        self.coef_ = res.x[: f * c].reshape(f, c)
-        self.intercept_ = res.x[f * c :]
+        z = (x2 - self._mu) / self._sd  # (T, F)
+        binary = self.classes_.size == 2
+        c = (2.0 if binary else 1.0) / (self.l2 * z.shape[0]) if self.l2 > 0 else np.inf
+        model = LogisticRegression(C=c, max_iter=self.max_iter).fit(z, inv)
+        if binary:
+            d, d0 = model.coef_[0], float(model.intercept_[0])
+            self.coef_ = np.stack([-d / 2, d / 2], axis=1)  # (F, 2)
+            self.intercept_ = np.array([-d0 / 2, d0 / 2])
+        else:
+            self.coef_ = model.coef_.T  # (F, C)
+            self.intercept_ = model.intercept_.copy()
         return self
 
     def decision_function(self, x: np.ndarray) -> np.ndarray:
