@@ -85,7 +85,7 @@ def test_decision_is_above_chance_with_direct_readout() -> None:
 
 
 def test_bad_task_and_missing_populations(small: Setup) -> None:
-    with pytest.raises(UsageError, match="unknown task .xor.; choose one of: memory-capacity"):
+    with pytest.raises(UsageError, match=r"unknown task 'xor'; choose one of: memory-capacity"):
         run_task("xor", small)
     with pytest.raises(UsageError, match="left and right"):
         decision(Setup(small.weights, small.alphas, small.inputs, small.outputs))
