@@ -13,8 +13,11 @@ query axis, ``(B, H, Tq, D) -> (B, Hkv, G * Tq, D)``, exact because
 every query row is independent.
 
 Mask convention (one for all of wirelab): a boolean ``mask`` broadcastable to ``(B, H, Tq, Tk)``,
-**True = attend**. A query row whose keys are all masked returns a zero vector (and zero weights),
-not NaN. Convert torch's ``nn.MultiheadAttention`` masks ("True = ignore") with
+**True = attend**; any shape that broadcasts is accepted on every path, from a key mask ``(Tk,)``
+to the full ``(B, H, Tq, Tk)``. A float ``bias`` broadcastable to the same shape is added to the
+scores; a ``-inf`` in it removes that key like a False in the mask. A query row with no key left
+(all masked, or every unmasked score ``-inf``) returns a zero vector and zero weights, not NaN,
+on both paths. Convert torch's ``nn.MultiheadAttention`` masks ("True = ignore") with
 `wirelab.attention.masks.from_torch_mask`.
 """
 
@@ -53,18 +56,37 @@ def check_qkv(q: Tensor, k: Tensor, v: Tensor) -> tuple[int, int]:
     return h, hkv
 
 
-def _check_mask(mask: Tensor, q: Tensor, k: Tensor) -> None:
+def _as_4d(t: Tensor) -> Tensor:
+    """A view of ``t`` with leading singleton dims up to 4: (Tk,) -> (1, 1, 1, Tk)."""
+    return t.view((1,) * (4 - t.dim()) + tuple(t.shape))
+
+
+def _check_broadcast(name: str, t: Tensor, q: Tensor, k: Tensor) -> Tensor:
+    """``t`` as a 4-D view broadcastable to (B, H, Tq, Tk), or a one-line `UsageError`."""
     target = (q.shape[0], q.shape[1], q.shape[2], k.shape[2])
+    ok = 1 <= t.dim() <= 4
+    if ok:
+        try:
+            ok = torch.broadcast_shapes(t.shape, target) == target
+        except RuntimeError:
+            ok = False
+    if not ok:
+        raise UsageError(
+            f"{name} of shape {tuple(t.shape)} does not broadcast to (B, H, Tq, Tk) = {target}"
+        )
+    return _as_4d(t)
+
+
+def _check_mask(mask: Tensor, q: Tensor, k: Tensor) -> Tensor:
     if mask.dtype != torch.bool:
         raise UsageError(f"mask must be boolean (True = attend), got {mask.dtype}")
-    try:
-        shape = torch.broadcast_shapes(mask.shape, target)
-    except RuntimeError:
-        shape = None
-    if shape != target:
-        raise UsageError(
-            f"mask of shape {tuple(mask.shape)} does not broadcast to (B, H, Tq, Tk) = {target}"
-        )
+    return _check_broadcast("mask", mask, q, k)
+
+
+def _check_bias(bias: Tensor, q: Tensor, k: Tensor) -> Tensor:
+    if not bias.is_floating_point():
+        raise UsageError(f"bias must be a float tensor (added to the scores), got {bias.dtype}")
+    return _check_broadcast("bias", bias, q, k)
 
 
 def _causal(tq: int, tk: int, device: torch.device) -> Tensor:
@@ -112,7 +134,8 @@ def reference_attention(
 
     q: (B, H, Tq, D), k/v: (B, Hkv, Tk, D) with H a multiple of Hkv, mask (True = attend) and
     bias broadcastable to (B, H, Tq, Tk).
-    weights: (B, H, Tq, Tk), rows sum to 1 (to 0 if fully masked).
+    weights: (B, H, Tq, Tk), rows sum to 1, or to 0 when no key is left (every key masked or
+    scored -inf): such a row gives zero weights and a zero output, as the fused kernel does.
     """
     h, hkv = q.shape[1], k.shape[1]
     b, _, tq, d = q.shape
@@ -121,11 +144,17 @@ def reference_attention(
     qg = _group_queries(q * s, hkv)  # (B, Hkv, G*Tq, D)
     scores = qg @ k.transpose(-2, -1)  # (B, Hkv, G*Tq, Tk)
     scores = scores.view(b, h, tq, tk)  # (B, H, Tq, Tk)
+    lowest = torch.finfo(scores.dtype).min
+    dead: Tensor | None = None  # (B, H, Tq, 1): rows with no key left
     if bias is not None:
         scores = scores + bias
+        gone = torch.isneginf(scores) if mask is None else torch.isneginf(scores) | ~mask
+        dead = gone.all(dim=-1, keepdim=True)
+        # -inf -> the lowest finite value: the same softmax for live rows, finite gradients
+        scores = scores.clamp(min=lowest) if scores.requires_grad else scores.clamp_(min=lowest)
     if mask is not None:
         # A large finite negative (not -inf) keeps fully masked rows finite in backward too.
-        scores = scores.masked_fill(~mask, torch.finfo(scores.dtype).min)
+        scores = scores.masked_fill(~mask, lowest)
     if scores.requires_grad:
         weights = torch.softmax(scores, dim=-1)  # (B, H, Tq, Tk)
     else:
@@ -134,6 +163,8 @@ def reference_attention(
         weights = torch.softmax(scores, dim=-1, out=scores)
     if mask is not None:
         weights = weights.masked_fill(~mask, 0.0)  # fully masked rows -> all zeros
+    if dead is not None:
+        weights = weights.masked_fill(dead, 0.0)  # rows scored -inf everywhere -> all zeros
     attn = F.dropout(weights, dropout_p) if dropout_p > 0 else weights
     out = _group_queries(attn.reshape(b, h, tq, tk), hkv) @ v  # (B, Hkv, G*Tq, Dv)
     return out.view(b, h, tq, v.shape[-1]), weights
@@ -186,18 +217,21 @@ def scaled_dot_product_attention(
     Parameters
     ----------
     q, k, v : (B, H, Tq, D), (B, Hkv, Tk, D), (B, Hkv, Tk, Dv); ``H % Hkv == 0``.
-    mask : bool, broadcastable to (B, H, Tq, Tk); True = attend.
+    mask : bool, broadcastable to (B, H, Tq, Tk) (1-4 dims, e.g. a key mask (Tk,)); True = attend.
     causal : also mask keys after the query. Aligned bottom-right: query ``i`` is at absolute
         position ``Tk - Tq + i``, so a single new token attends the whole cached prefix.
     scale : defaults to ``1 / sqrt(D)`` (the *head* dim, not the model dim).
     return_weights : if True take the explicit path and return ``(out, weights)`` with weights
         (B, H, Tq, Tk); otherwise call torch's fused SDPA (never materialises the weights).
-    bias : float, broadcastable to (B, H, Tq, Tk), added to the scores (ALiBi, relative bias).
+    bias : float, broadcastable to (B, H, Tq, Tk), added to the scores (ALiBi, relative bias);
+        ``-inf`` removes a key, and a row left with no key gives zeros (out and weights).
     dropout_p : dropout on the weights (pass 0 in eval mode).
     """
     h, hkv = check_qkv(q, k, v)
     if mask is not None:
-        _check_mask(mask, q, k)
+        mask = _check_mask(mask, q, k)  # (B|1, H|1, Tq|1, Tk|1)
+    if bias is not None:
+        bias = _check_bias(bias, q, k)
     tq, tk = q.shape[2], k.shape[2]
     if return_weights:
         m = _combine(mask, causal, tq, tk, q.device)
@@ -218,7 +252,7 @@ def scaled_dot_product_attention(
     b = q.shape[0]
     m = _combine(mask, causal, tq, tk, q.device)
     if m is not None:
-        m = _group_mask(m.view((1,) * (4 - m.dim()) + tuple(m.shape)), h, hkv, tq)
+        m = _group_mask(_as_4d(m), h, hkv, tq)
     if bias is not None:
         full = bias.expand(b, h, tq, tk).reshape(b, hkv, (h // hkv) * tq, tk)
         gmask: Tensor | None = _as_additive(m, full, q.dtype)

@@ -28,6 +28,8 @@ class KVCache:
     def __init__(self, chunk: int = 256, max_length: int | None = None) -> None:
         if chunk < 1:
             raise UsageError(f"chunk must be >= 1, got {chunk}")
+        if max_length is not None and max_length < 1:
+            raise UsageError(f"max_length must be >= 1 (or None: unbounded), got {max_length}")
         self.chunk = chunk
         self.max_length = max_length
         self.k: Tensor | None = None  # (B, Hkv, capacity, D)

@@ -103,14 +103,25 @@ class MultiHeadAttention(nn.Module):
 
     @classmethod
     def from_torch(cls, m: nn.MultiheadAttention) -> MultiHeadAttention:
-        """Copy the weights of a ``torch.nn.MultiheadAttention`` (same q/k/v widths)."""
+        """Copy the weights of a ``torch.nn.MultiheadAttention`` (same q/k/v widths), keeping its
+        dtype and device. Modules with ``add_bias_kv`` or ``add_zero_attn`` (extra key/value
+        rows this class does not have) are refused."""
         if not m._qkv_same_embed_dim:
             raise UsageError(
                 "only nn.MultiheadAttention with kdim == vdim == embed_dim is supported"
             )
+        flags = {"add_bias_kv": m.bias_k is not None, "add_zero_attn": bool(m.add_zero_attn)}
+        extra = [name for name, on in flags.items() if on]
+        if extra:
+            raise UsageError(
+                f"nn.MultiheadAttention with {' and '.join(f'{n}=True' for n in extra)} "
+                "is not supported (no extra key/value rows here)"
+            )
+        w = m.in_proj_weight
         out = cls(m.embed_dim, m.num_heads, bias=m.in_proj_bias is not None, dropout=m.dropout)
+        out = out.to(device=w.device, dtype=w.dtype)
         with torch.no_grad():
-            out.in_proj_weight.copy_(m.in_proj_weight)
+            out.in_proj_weight.copy_(w)
             if out.in_proj_bias is not None and m.in_proj_bias is not None:
                 out.in_proj_bias.copy_(m.in_proj_bias)
             out.out_proj.weight.copy_(m.out_proj.weight)

@@ -134,6 +134,21 @@ def relative_shift_matrix(
     return m.to(dtype)
 
 
+def _check_input(x: Tensor, dim: int, offset: int, max_len: int) -> int:
+    """The length T of token embeddings x (B, T, dim) at positions offset.., or a `UsageError`."""
+    if x.dim() != 3 or x.shape[-1] != dim:
+        raise UsageError(
+            f"positional encoding built for dim {dim} expects (batch, length, {dim}), "
+            f"got shape {tuple(x.shape)}"
+        )
+    t = x.shape[1]
+    if offset < 0 or offset + t > max_len:
+        raise UsageError(
+            f"positions {offset}..{offset + t - 1} outside 0..{max_len - 1} (max_len={max_len})"
+        )
+    return t
+
+
 class SinusoidalPositionalEncoding(PositionalEncoding):
     """Adds PE[offset : offset + T] to x: (B, T, C) -> (B, T, C). Table cached up to ``max_len``."""
 
@@ -150,9 +165,7 @@ class SinusoidalPositionalEncoding(PositionalEncoding):
         self.register_buffer("pe", sinusoidal_encoding(max_len, dim, base), persistent=False)
 
     def forward(self, x: Tensor, offset: int = 0) -> Tensor:
-        t = x.shape[1]
-        if offset + t > self.max_len:
-            raise UsageError(f"positions up to {offset + t} exceed max_len={self.max_len}")
+        t = _check_input(x, self.dim, offset, self.max_len)
         return x + self.pe[offset : offset + t].to(x.dtype)
 
 
@@ -167,14 +180,12 @@ class LearnedPositionalEmbedding(PositionalEncoding):
 
     def __init__(self, dim: int, max_len: int) -> None:
         super().__init__()
-        self.max_len = max_len
+        self.dim, self.max_len = dim, max_len
         self.embedding = nn.Embedding(max_len, dim)
         nn.init.normal_(self.embedding.weight, std=0.02)
 
     def forward(self, x: Tensor, offset: int = 0) -> Tensor:
-        t = x.shape[1]
-        if offset + t > self.max_len:
-            raise UsageError(f"positions up to {offset + t} exceed max_len={self.max_len}")
+        t = _check_input(x, self.dim, offset, self.max_len)
         pos = torch.arange(offset, offset + t, device=x.device)
         return x + self.embedding(pos)
 
