@@ -27,18 +27,10 @@ from http.client import HTTPException, IncompleteRead
 from pathlib import Path
 from typing import BinaryIO
 
-from rich.progress import (
-    BarColumn,
-    DownloadColumn,
-    Progress,
-    TextColumn,
-    TimeRemainingColumn,
-    TransferSpeedColumn,
-)
-
 from wirelab.data.dirs import cache_dir, data_dir
 from wirelab.data.registry import RemoteFile
 from wirelab.errors import ChecksumError, CorruptDataError, DownloadError, MissingDataError
+from wirelab.progress import progress_bar
 
 CHUNK = 1 << 20
 _verified: dict[tuple[str, int, int], str] = {}
@@ -159,20 +151,14 @@ def _stream(url: str, out: BinaryIO, label: str, *, progress: bool, timeout: flo
         length = resp.headers.get("Content-Length")
         expected = int(length) if length is not None and length.isdigit() else None
         got = 0
-        columns = (
-            TextColumn("{task.description}"),
-            BarColumn(),
-            DownloadColumn(),
-            TransferSpeedColumn(),
-            TimeRemainingColumn(),
-        )
-        with Progress(*columns, disable=not progress, transient=True) as bar:
-            task = bar.add_task(f"download {label}", total=expected)
+        # a bar over the bytes when the size is known (none for a stream of unknown length)
+        show = progress and expected is not None
+        with progress_bar(f"download {label}", total=expected or 1, show=show) as bar:
             try:
                 while block := resp.read(CHUNK):
                     out.write(block)
                     got += len(block)
-                    bar.update(task, advance=len(block))
+                    bar.advance(len(block))
             except (IncompleteRead, HTTPException, OSError) as exc:
                 raise DownloadError(
                     f"{url}: truncated transfer after {got} bytes"
