@@ -4,7 +4,7 @@
   ``--overwrite`` (rerun into a directory that holds a finished run; see `wirelab.results`).
 - `FINITE_FLOAT` and `finite_float(min=..., max=...)`: floats that reject NaN and inf up front,
   with one line, before any result directory exists.
-- `SEED`: an integer seed in [0, 2**32 - 1] (what numpy accepts).
+- `SEED`: an integer seed in [0, 2**32 - 1] (what numpy accepts); `THREADS`: 1 to 1024.
 """
 
 from __future__ import annotations
@@ -68,6 +68,8 @@ def finite_float(
 
 
 SEED = click.IntRange(min=0, max=2**32 - 1)
+# Thread counts: at least one, and not absurd (torch and numba overflow on huge values).
+THREADS = click.IntRange(min=1, max=1024)
 
 
 def out_option(

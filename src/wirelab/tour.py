@@ -18,7 +18,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from wirelab.errors import SkipStep, WirelabError
+from wirelab.errors import SkipStep, UsageError, WirelabError
 
 
 @dataclass(frozen=True)
@@ -43,7 +43,10 @@ STEPS = (
 
 def run_tour(out: Path, quick: bool, console: Console | None = None) -> int:
     console = console or Console()
-    out.mkdir(parents=True, exist_ok=True)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UsageError(f"cannot create --out {out}: {exc.strerror or exc}") from None
     rows: list[tuple[str, str, str, str]] = []
     failed = 0
     for i, step in enumerate(STEPS, 1):
