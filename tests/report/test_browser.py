@@ -12,6 +12,7 @@ import pytest
 
 from tests.clirun import wirelab
 from tests.report.conftest import make_runs
+from tests.report.stories import make_story_runs
 from wirelab.report.browser import check_page, find_chromium
 from wirelab.report.html import write_report
 from wirelab.report.runs import load_runs
@@ -53,11 +54,32 @@ def test_report_page_in_chromium(tmp_path: Path) -> None:
     if has_video:
         (video,) = check.videos
         assert video["readyState"] >= 1 and video["videoWidth"] == 64
+        assert video["duration"] > 0
     assert check.ok, check.problems()
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     from PIL import Image
 
     assert Image.open(shot).size == (1280, 900)
+
+
+def test_story_page_plays_the_fly_video_in_its_section(tmp_path: Path) -> None:
+    """The answer-first page: every run type's story, the fly's left and right videos playing in
+    the fly's story (metadata loaded, nonzero duration), plots loaded, no console error."""
+    d = make_story_runs(tmp_path / "runs")
+    if not (d["fly-left"] / "video.mp4").is_file():
+        pytest.skip("imageio-ffmpeg cannot write an mp4 here (the fly extra)")
+    page = write_report([tmp_path / "runs"], tmp_path / "report.html")
+    check = check_page(page, screenshot=tmp_path / "story.png", width=1280, height=1600)
+    assert check.console_errors == []
+    assert check.ok, check.problems()
+    assert {"answers", "summary", "system-fly", "run-fly-stimulate-left"} <= set(check.sections)
+    assert len(check.videos) == 2
+    for v in check.videos:
+        assert v["story"] == "answer-fly-stimulate-left"  # the pair's story
+        assert v["readyState"] >= 1 and v["videoWidth"] == 64
+        assert v["duration"] == pytest.approx(1.0, abs=0.1)  # 12 frames at 12 fps
+    assert len(check.images) == len(list((tmp_path / "runs").rglob("*.png")))
+    assert all(im["naturalWidth"] > 0 for im in check.images)
 
 
 def test_checker_catches_errors_and_broken_images(tmp_path: Path) -> None:

@@ -9,7 +9,8 @@ profile directory).
 `check_page` collects every console error (``console.error``/``console.assert``), every uncaught
 JavaScript exception and every browser log entry at level "error" (a resource that failed to load,
 a blocked request), then checks each ``<img>`` (``naturalWidth > 0``) and ``<video>`` (metadata
-loaded) and can save a PNG screenshot.
+loaded; its ``duration`` in seconds and the id of the story or article it is in are recorded)
+and can save a PNG screenshot.
 """
 
 from __future__ import annotations
@@ -84,7 +85,9 @@ class PageCheck:
 
     @property
     def broken_videos(self) -> list[dict[str, Any]]:
-        return [v for v in self.videos if v["error"] or v["readyState"] < 1]
+        return [
+            v for v in self.videos if v["error"] or v["readyState"] < 1 or v.get("duration") == 0
+        ]
 
     @property
     def ok(self) -> bool:
@@ -182,7 +185,9 @@ _PROBE = """
     images: [...document.images].map(i => ({src: i.currentSrc.slice(0, 80), alt: i.alt,
       complete: i.complete, naturalWidth: i.naturalWidth, naturalHeight: i.naturalHeight})),
     videos: videos.map(v => ({src: (v.currentSrc || '').slice(0, 80), readyState: v.readyState,
-      error: v.error ? v.error.code : 0, videoWidth: v.videoWidth})),
+      error: v.error ? v.error.code : 0, videoWidth: v.videoWidth,
+      duration: Number.isFinite(v.duration) ? v.duration : -1,
+      story: (v.closest('.story, article[id]') || {id: ''}).id})),
     width: el.scrollWidth, height: el.scrollHeight,
   };
 })()

@@ -2,7 +2,8 @@
 
 Plots (PNG/JPEG/GIF/SVG) and videos (MP4/WebM) up to ``max_bytes`` are embedded as base64
 ``data:`` URIs, so the page needs nothing beside it; larger ones, and every other file, are
-linked. A link is the file's path relative to the page, URL-quoted (`urllib.parse.quote`, so
+linked; videos past the page's budget show their first frame (`wirelab.report.media`). A link
+is the file's path relative to the page, URL-quoted (`urllib.parse.quote`, so
 ``:``, ``?``, ``#``, spaces and ``&`` are percent-encoded) and starting with ``./`` or ``../``:
 a browser can only read it as a path beside the page, never as a ``javascript:`` or other scheme.
 
@@ -16,10 +17,12 @@ import base64
 import csv
 import os
 import struct
+from collections.abc import Collection
 from html import escape
 from pathlib import Path
 from urllib.parse import quote
 
+from wirelab.report.media import EmbedBudget, poster_figure
 from wirelab.report.runs import IMAGE_SUFFIXES, VIDEO_SUFFIXES, Run
 from wirelab.report.tables import Records, records_table
 
@@ -94,14 +97,20 @@ def figure(run: Run, img: Path, page_dir: Path, max_bytes: int) -> str:
     )
 
 
-def video(run: Run, vid: Path, page_dir: Path, max_bytes: int) -> str:
-    """One video: embedded (with a link to the file) up to ``max_bytes``, else only linked."""
+def video(
+    run: Run, vid: Path, page_dir: Path, max_bytes: int, budget: EmbedBudget | None = None
+) -> str:
+    """One video: embedded (with a link to the file) up to ``max_bytes`` while ``budget`` lasts;
+    past the budget its poster frame and a link (`wirelab.report.media`); else only linked."""
     caption = escape(vid.relative_to(run.path).as_posix())
     try:
         size = vid.stat().st_size
         if size == 0 or size > max_bytes:
             why = "empty" if size == 0 else f"{size_text(size)}, not embedded"
             return _link(caption, vid, page_dir, why)
+        if budget is not None and not budget.take(size):
+            why = f"{size_text(size)}; the page's {size_text(budget.limit)} for videos is used"
+            return poster_figure(caption, vid, href(vid, page_dir), why)
         data = vid.read_bytes()
     except OSError as exc:
         return _skipped(caption, _why(exc))
@@ -115,13 +124,24 @@ def video(run: Run, vid: Path, page_dir: Path, max_bytes: int) -> str:
     )
 
 
-def figures(run: Run, page_dir: Path, max_bytes: int) -> str:
-    """The run's videos, then its plots, in one grid (empty when it has none)."""
-    if not (run.images or run.videos):
+def figures(
+    run: Run,
+    page_dir: Path,
+    max_bytes: int,
+    budget: EmbedBudget | None = None,
+    shown: Collection[Path] = (),
+) -> str:
+    """The run's videos, then its plots, in one grid, leaving out those already ``shown`` on the
+    page (empty when none are left)."""
+    vids = [v for v in run.videos if v not in shown]
+    imgs = [i for i in run.images if i not in shown]
+    if not (vids or imgs):
         return ""
-    figs = [video(run, v, page_dir, max_bytes) for v in run.videos]
-    figs += [figure(run, i, page_dir, max_bytes) for i in run.images]
-    label = "plots and videos" if run.videos else "plots"
+    figs = [video(run, v, page_dir, max_bytes, budget) for v in vids]
+    figs += [figure(run, i, page_dir, max_bytes) for i in imgs]
+    label = "plots and videos" if vids else "plots"
+    if shown:
+        label = "other " + label
     return f'<h4>{label}</h4><div class="figures">{"".join(figs)}</div>'
 
 

@@ -88,5 +88,45 @@ details.children article.run { margin: 12px 0; box-shadow: none; }
 summary { cursor: pointer; color: var(--dim); font-size: 0.9rem; }
 ul.files { columns: 2; font-family: var(--mono); font-size: 0.85rem; padding-left: 18px; }
 footer { color: var(--dim); font-size: 0.85rem; padding-top: 24px; padding-bottom: 40px; }
+.story { border: 1px solid var(--line); border-radius: 10px; margin: 18px 0; padding: 16px 20px;
+         box-shadow: 0 1px 2px rgba(0,0,0,.04); }
+.answer { display: grid; grid-template-columns: minmax(300px, 1fr) minmax(300px, 1fr);
+          gap: 8px 28px; border-left: 5px solid var(--dim); padding-left: 16px; }
+.answer.yes { border-left-color: var(--ok); }
+.answer.no { border-left-color: var(--bad); }
+.answer.unresolved { border-left-color: var(--warn); }
+.answer > div { min-width: 0; }
+@media (max-width: 760px) { .answer { grid-template-columns: 1fr; } }
+p.question { font-size: 1.15rem; font-weight: 600; margin: 0 0 6px; }
+p.answer-line { font-size: 1.35rem; font-weight: 700; margin: 4px 0; }
+p.uncertainty { color: var(--dim); margin: 2px 0 8px; }
+p.verdict { margin: 6px 0; }
+.outcome { font-size: 0.75rem; font-weight: 700; border-radius: 4px; padding: 1px 8px;
+           text-transform: uppercase; letter-spacing: 0.04em; color: var(--bg);
+           background: var(--dim); white-space: nowrap; }
+.outcome.yes { background: var(--ok); }
+.outcome.no { background: var(--bad); }
+.outcome.unresolved { background: var(--warn); }
+table.anchors { width: 100%; }
+table.anchors caption { font-family: inherit; color: var(--dim); font-weight: 500; }
+table.anchors th { white-space: nowrap; }
+table.anchors tr.this th, table.anchors tr.this td { font-weight: 700; }
+table.anchors td.cite { color: var(--dim); font-size: 0.8rem; }
+.evidence { margin-top: 8px; }
+details.raw { border-top: 1px dashed var(--line); padding-top: 6px; margin-top: 12px; }
+details.raw article.run { box-shadow: none; margin: 12px 0; }
+ul.overview { list-style: none; padding: 0; margin: 8px 0; }
+ul.overview li { border-left: 4px solid var(--dim); background: var(--panel); margin: 8px 0;
+                 padding: 6px 14px; border-radius: 0 6px 6px 0; }
+ul.overview li.yes { border-left-color: var(--ok); }
+ul.overview li.no { border-left-color: var(--bad); }
+ul.overview li.unresolved { border-left-color: var(--warn); }
+ul.overview .sys { color: var(--dim); font-size: 0.8rem; text-transform: uppercase;
+                   letter-spacing: 0.05em; margin-right: 8px; }
+ul.overview a { font-weight: 600; }
+ul.overview .answer-line { display: block; font-weight: 700; }
+ul.overview p.verdict { margin: 2px 0; }
+table.summary p.verdict { margin: 2px 0; font-size: 0.85rem; }
+figure.poster img { opacity: 0.9; }
 @media print { article.run { break-inside: avoid; box-shadow: none; } }
 """
