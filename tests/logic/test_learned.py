@@ -184,3 +184,24 @@ def test_killed_runs_resume_identically_including_checkpoints_from_before_the_op
     assert [h["val_discrete"] for h in resumed["history"]] == [
         h["val_discrete"] for h in whole["history"]
     ]
+
+
+def test_parallel_learned_kernel_agrees_with_the_reference():
+    from wirelab.logic import kernels
+
+    kernels.set_threads(2)  # 200 gates x 8 candidates x 64 samples: the parallel kernels
+    fast = LearnedLogicDense(300, 200, 8, seed=3)
+    ref = LearnedLogicDense(300, 200, 8, seed=3, impl="reference")
+    gen = torch.Generator().manual_seed(1)
+    with torch.no_grad():
+        for p in fast.parameters():
+            p.copy_(torch.randn(p.shape, generator=gen))
+    ref.load_state_dict(fast.state_dict())
+    x0, g = torch.rand(300, 64, generator=gen), torch.randn(200, 64, generator=gen)
+    grads = []
+    for layer in (fast, ref):
+        x = x0.clone().requires_grad_()
+        y = layer(x, "soft")
+        grads.append((y, *torch.autograd.grad((y * g).sum(), [x, layer.conn_a, layer.weight])))
+    for got, want in zip(*grads, strict=True):
+        assert torch.allclose(got, want, atol=1e-4)
