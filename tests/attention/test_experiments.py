@@ -11,7 +11,7 @@ from tests.clirun import one_line_error, wirelab
 from tests.conftest import requires_mnist
 from wirelab.attention.experiments import layers as L
 from wirelab.attention.experiments.complexity import crossover, loglog_slope
-from wirelab.attention.experiments.path_lengths import max_path_length, sequential_depth
+from wirelab.attention.experiments.path_lengths import max_path_length
 from wirelab.attention.experiments.translate import MONTHS, encode, make_split
 from wirelab.errors import UsageError
 
@@ -36,7 +36,6 @@ def test_path_lengths_match_the_table():
         assert max_path_length("convolution", n, k=3)[0] == n - 1  # one step per layer
         assert max_path_length("dilated_convolution", n, k=3)[0] == math.ceil(math.log(n, 3))
         assert max_path_length("restricted_attention", n, r=8)[0] == math.ceil((n - 1) / 4)
-    assert sequential_depth("recurrent", 50) == 50 and sequential_depth("convolution", 50) == 1
 
 
 def test_slope_and_crossover_helpers():

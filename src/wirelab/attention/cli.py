@@ -127,7 +127,7 @@ def complexity_cmd(out: Path, overwrite: bool, quiet: bool, **opts: Any) -> None
             "layer"
         ]: f"time slope n {row['time_slope_n']:.2f} (pred {row['predicted_slope_n']:.0f})"
         f", d {row['time_slope_d']:.2f} (pred {row['predicted_slope_d']:.0f}), "
-        f"max path {row['max_path_length']}"
+        f"max path {row['max_path_length']}, traced depth {row['sequential_depth']}"
         for row in m["table"]
     }
     rows["crossover"] = m["crossover"]

@@ -6,9 +6,13 @@ implementation (timed) and a readable reference (FLOP-counted, checked equal).
 |-----------------------------|--------------------------|------------------------------------|
 | self-attention              | 4 n^2 d (QK^T and AV)    | O(n^2 d), O(1), O(1)               |
 | recurrent (Elman, tanh)     | 4 n d^2 (W h and U x)    | O(n d^2), O(n), O(n)               |
-| convolution, kernel k       | 2 k n d^2                | O(k n d^2), O(1), O(n/k)           |
+| convolution, kernel k       | 2 k n d^2                | O(k n d^2), O(1), O(n/k) (*)       |
 | dilated convolution, causal | 2 k n d^2                | O(k n d^2), O(1), O(log_k n)       |
 | restricted self-attention r | 4 r n d                  | O(r n d), O(1), O(n/r)             |
+
+Table 1 has one "Convolutional" row, whose path length O(log_k(n)) is that of *dilated*
+convolutions; (*) the O(n/k) layers for contiguous kernels is stated in the text of section 4
+only. `PAPER` holds each bound with where it is written.
 
 Projections to queries/keys/values are left out, as in the paper's per-layer count; attention
 with projections would add 8 n d^2.
@@ -31,6 +35,39 @@ LAYERS = (
     "dilated_convolution",
     "restricted_attention",
 )
+
+TABLE1 = "Vaswani et al. 2017, Table 1"
+_CONV = f"{TABLE1}, row Convolutional"
+SEC4_CONTIGUOUS = "Vaswani et al. 2017, sec. 4 text (contiguous kernels: O(n/k) layers)"
+
+# layer -> {"complexity" | "sequential" | "path": (bound, where the paper states it)}
+PAPER: dict[str, dict[str, tuple[str, str]]] = {
+    "self_attention": {
+        "complexity": ("O(n^2 d)", f"{TABLE1}, row Self-Attention"),
+        "sequential": ("O(1)", f"{TABLE1}, row Self-Attention"),
+        "path": ("O(1)", f"{TABLE1}, row Self-Attention"),
+    },
+    "recurrent": {
+        "complexity": ("O(n d^2)", f"{TABLE1}, row Recurrent"),
+        "sequential": ("O(n)", f"{TABLE1}, row Recurrent"),
+        "path": ("O(n)", f"{TABLE1}, row Recurrent"),
+    },
+    "convolution": {
+        "complexity": ("O(k n d^2)", _CONV),
+        "sequential": ("O(1)", _CONV),
+        "path": ("O(n/k)", SEC4_CONTIGUOUS),
+    },
+    "dilated_convolution": {
+        "complexity": ("O(k n d^2)", _CONV),
+        "sequential": ("O(1)", _CONV),
+        "path": ("O(log_k n)", f"{_CONV} (dilated convolutions, sec. 4)"),
+    },
+    "restricted_attention": {
+        "complexity": ("O(r n d)", f"{TABLE1}, row Self-Attention (restricted)"),
+        "sequential": ("O(1)", f"{TABLE1}, row Self-Attention (restricted)"),
+        "path": ("O(n/r)", f"{TABLE1}, row Self-Attention (restricted)"),
+    },
+}
 
 
 def analytic_flops(layer: str, n: int, d: int, k: int, r: int) -> int:

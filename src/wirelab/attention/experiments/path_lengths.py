@@ -4,7 +4,7 @@ Nodes are (layer l, position i); layer 0 is the input. An edge (l-1, j) -> (l, i
 layer l reads input j; a recurrent layer also has (l, i-1) -> (l, i) (its hidden state). The maximum
 path length of a layer type is max over j <= i of the shortest path (breadth-first search) from
 input j to position i in any layer of a stack deep enough that every such pair is connected.
-The sequential depth of one layer is the longest chain of within-layer dependencies plus one.
+(The sequential depth is traced on the implementations instead: `op_depth`.)
 """
 
 from __future__ import annotations
@@ -73,8 +73,3 @@ def max_path_length(layer: str, n: int, k: int = 3, r: int = 8) -> tuple[int, in
         if layers > 4 * n:
             raise RuntimeError(f"{layer}: some pairs stay unconnected after {layers} layers")
         layers *= 2
-
-
-def sequential_depth(layer: str, n: int) -> int:
-    """Longest chain of dependent operations inside one layer (1 = fully parallel)."""
-    return n if layer == "recurrent" else 1
