@@ -85,7 +85,7 @@ ANCHORS: tuple[Anchor, ...] = (
            "8,000 gates, learned connections", 8000, LILOGICNET_2025),
     Anchor("mackey-glass-84", "paper", "Jaeger & Haas 2004", "NRMSE_84", 10**-4.2, "ratio",
            "1,000 units", None, JAEGER_HAAS_2004,
-           "10^-4.2 (about 1e-4), an echo state network of 1,000 units"),
+           "10^-4.2, about 1e-4"),
     Anchor("ice40-up5k", "device", "iCE40 UP5K", "LUT4 logic cells", 5280, "count", "", None,
            LATTICE_UP5K),
 )  # fmt: skip
@@ -100,8 +100,10 @@ def markdown_table(anchors: tuple[Anchor, ...] = ANCHORS) -> str:
     """The table as Markdown: task, source, figure, size, citation."""
     lines = ["| task | source | figure | size | citation |", "| --- | --- | ---: | --- | --- |"]
     for a in anchors:
+        note = f" ({a.note})" if a.note else ""
         lines.append(
-            f"| {a.task} | {a.who} | {a.figure()} {a.metric} | {a.size or '-'} | {a.citation} |"
+            f"| {a.task} | {a.who} | {a.figure()} {a.metric}{note} | {a.size or '-'} "
+            f"| {a.citation} |"
         )
     return "\n".join(lines)
 

@@ -55,6 +55,8 @@ def test_no_result_dirs_is_exit_2(tmp_path: Path) -> None:
         (["--screenshot-size", "50x50"], "out of range"),
         (["--max-rows", "0"], "--max-rows"),
         (["--max-embed-mb", "nan"], "--max-embed-mb"),
+        (["--max-page-mb", "inf"], "--max-page-mb"),
+        (["--max-page-mb", "0"], "--max-page-mb"),
     ],
 )
 def test_bad_paths_and_values_are_one_line_errors(
@@ -68,3 +70,16 @@ def test_bad_paths_and_values_are_one_line_errors(
     assert message in r.stderr
     assert not (tmp_path / "missing").exists()  # no folder is created
     assert not (tmp_path / "p.html").exists()  # refused before any work
+
+
+def test_report_command_tells_the_story(tmp_path: Path) -> None:
+    from tests.report.stories import make_story_runs
+
+    make_story_runs(tmp_path / "runs")
+    out = tmp_path / "page.html"
+    r = wirelab("report", tmp_path / "runs", "--out", out, "--max-page-mb", "0.001")
+    assert r.returncode == 0, r.stderr
+    page = out.read_text()
+    assert '<section id="answers">' in page
+    assert "Does the larval connectome remember more than its degree-preserving nulls?" in page
+    assert "data:video/mp4" not in page  # both videos past a 1 KB budget: linked

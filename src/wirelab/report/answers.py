@@ -28,6 +28,7 @@ ALPHA = 0.05  # p at or below this is called significant
 VISIBLE_TURN_DEG = 20.0  # a heading difference a viewer sees in the video
 NULL_NAMES = {"degree": "degree-preserving", "erdos-renyi": "Erdos-Renyi", "weights":
               "weight-shuffled", "mirror": "left-right mirrored"}  # fmt: skip
+PREFERRED_TASKS = ("memory-capacity", "mackey-glass-84")  # the headline's task, if the run has it
 TASK_WORDS = {
     "memory-capacity": "remember more",
     "mackey-glass-84": "predict Mackey-Glass 84 steps ahead better",
@@ -53,7 +54,7 @@ def reservoir(run: Run) -> Headline | None:
     summary = dig(run.metrics, "summary")
     if not isinstance(summary, dict) or not summary:
         return None
-    task = "memory-capacity" if "memory-capacity" in summary else sorted(summary)[0]
+    task = next((t for t in PREFERRED_TASKS if t in summary), sorted(summary)[0])
     s = summary[task]
     score, metric = number(dig(s, "connectome")), dig(s, "metric") or task
     if score is None:

@@ -36,6 +36,14 @@ from wirelab.errors import UsageError
     help="Plots and videos larger than this are linked instead of embedded.",
 )
 @click.option(
+    "--max-page-mb",
+    type=finite_float(0, min_open=True),
+    default=50.0,
+    show_default=True,
+    help="Videos are embedded while their total stays under this; past it a video shows its "
+    "first frame and a link.",
+)
+@click.option(
     "--screenshot",
     type=click.Path(dir_okay=False, path_type=Path),
     default=None,
@@ -54,15 +62,19 @@ def command(
     title: str,
     max_rows: int,
     max_embed_mb: float,
+    max_page_mb: float,
     screenshot: Path | None,
     screenshot_size: str,
 ) -> None:
     """Build one self-contained HTML page from result directories.
 
     Each DIR is a result directory (holding config.json / metrics.json) or a directory searched
-    recursively for them. Plots are embedded, videos embedded or linked, metrics shown as tables,
-    with the command and config of every run; runs in progress, failed or broken are shown as
-    such, with the reason.
+    recursively for them. A run whose type has a headline (reservoir, fly, logic, attention
+    pooling, sweeps) is shown answer first: its question, the answer with its uncertainty, a
+    verdict computed from its metrics and the published figures beside it, then its key plots
+    and videos, with its raw metrics folded below. Other runs: plots embedded, videos embedded or
+    linked, metrics as tables, with the command and config; runs in progress, failed or broken
+    are shown as such, with the reason.
     """
     from wirelab.report.html import check_out, write_runs
     from wirelab.report.runs import load_runs
@@ -73,7 +85,12 @@ def command(
         check_out(screenshot, "--screenshot")
     runs = load_runs(dirs)  # raises UsageError when nothing is found
     page = write_runs(
-        runs, out, title=title, max_rows=max_rows, max_embed_bytes=int(max_embed_mb * 2**20)
+        runs,
+        out,
+        title=title,
+        max_rows=max_rows,
+        max_embed_bytes=int(max_embed_mb * 2**20),
+        max_page_bytes=int(max_page_mb * 2**20),
     )
     click.echo(f"{len(runs)} runs -> {page} ({page.stat().st_size / 2**20:.1f} MB)")
     not_complete = [f"{r.name} ({r.status})" for r in runs if r.status != "complete"]
