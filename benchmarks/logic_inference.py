@@ -34,6 +34,7 @@ import numpy as np
 import torch
 
 from wirelab.data import load_mnist
+from wirelab.logic.checkpoint import load_model as load_run_model
 from wirelab.logic.circuit.c_build import build
 from wirelab.logic.circuit.ir import Circuit
 from wirelab.logic.circuit.pack import pack_bits
@@ -68,10 +69,7 @@ def best_rate(
 
 def load_model(run: Path | None) -> tuple[LogicNet, str]:
     if run is not None and (run / "model.pt").is_file():
-        state = torch.load(run / "model.pt", map_location="cpu", weights_only=False)
-        model = LogicNet(state["spec"])
-        model.load_state_dict(state["state_dict"])
-        return model.eval(), f"trained ({run})"
+        return load_run_model(run / "model.pt").eval(), f"trained ({run})"
     return LogicNet(SPEC).eval(), "untrained LogicNet 6x8000, random (gaussian-init) gates"
 
 

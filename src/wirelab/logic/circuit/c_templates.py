@@ -62,6 +62,65 @@ _CLASSIFY = Template(
 }"""
 )
 
+# 8-bit pixels, compare-and-pack on words: one lane (W samples) at a time, the lane's pixels are
+# transposed to feature-major bytes (cols[f][s]), then each input's W bits come from W byte
+# comparisons with its pixel threshold, packed by the SIMD movemask where the CPU has one.
+PIXELS = r"""
+/* 8-bit pixels: bit i = pixel[i / T] >= PFX_pmin[i], exactly the float comparison above for
+ * inputs preprocessed as float32(pixel) / float32(UPF_PIXEL_SCALE). PFX_pmin is 256 (never) for
+ * inputs the circuit does not read: their bits are 0. */
+#if defined(__AVX2__) || defined(__SSE2__)
+#include <immintrin.h>
+#endif
+static uint8_t PFX_cols[UPF_NUM_FEATURES > 0 ? UPF_NUM_FEATURES : 1][UPF_WORD_BITS];
+
+/* Bit s = col[s] >= p for the UPF_WORD_BITS samples of one lane. */
+static PFX_lane PFX_ge_mask(const uint8_t *col, uint16_t p) {
+    PFX_lane m = 0;
+    if (p > 255) return m;
+#if defined(__AVX2__)
+    if (UPF_WORD_BITS % 32 == 0) {
+        const __m256i pv = _mm256_set1_epi8((char)p);
+        for (int k = 0; k < UPF_WORD_BITS / 32; k++) {
+            __m256i v = _mm256_loadu_si256((const __m256i *)(col + 32 * k));
+            uint32_t b = (uint32_t)_mm256_movemask_epi8(
+                _mm256_cmpeq_epi8(_mm256_max_epu8(v, pv), v));
+            m |= (PFX_lane)((uint64_t)b << (32 * k));
+        }
+        return m;
+    }
+#endif
+#if defined(__SSE2__)
+    if (UPF_WORD_BITS % 16 == 0) {
+        const __m128i pv = _mm_set1_epi8((char)p);
+        for (int k = 0; k < UPF_WORD_BITS / 16; k++) {
+            __m128i v = _mm_loadu_si128((const __m128i *)(col + 16 * k));
+            uint32_t b = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_max_epu8(v, pv), v));
+            m |= (PFX_lane)((uint64_t)b << (16 * k));
+        }
+        return m;
+    }
+#endif
+    for (int s = 0; s < UPF_WORD_BITS; s++) m |= (PFX_lane)((PFX_lane)(col[s] >= p) << s);
+    return m;
+}
+
+void PFX_binarize_u8(const uint8_t *px, long n, PFX_word *in) {
+    for (long l = 0; l < UPF_LANES; l++) {
+        long s0 = l * UPF_WORD_BITS, m = n - s0 < UPF_WORD_BITS ? n - s0 : UPF_WORD_BITS;
+        if (m < 0) m = 0;
+        for (long s = 0; s < m; s++) {
+            const uint8_t *ps = px + (s0 + s) * UPF_NUM_FEATURES;
+            for (long f = 0; f < UPF_NUM_FEATURES; f++) PFX_cols[f][s] = ps[f];
+        }
+        PFX_lane keep = m >= UPF_WORD_BITS ? (PFX_lane)~(PFX_lane)0
+                                           : (PFX_lane)(((PFX_lane)1 << m) - 1);
+        for (long i = 0; i < UPF_NUM_INPUTS; i++)
+            PFX_bin_buf[i][l] = PFX_ge_mask(PFX_cols[i / UPF_THERMOMETER], PFX_pmin[i]) & keep;
+    }
+    memcpy(in, PFX_bin_buf, sizeof PFX_bin_buf);
+}"""
+
 _FLOAT = {"suffix": "", "type": "double", "arr": "x", "row": "xs",
           "test": "xs[i / UPF_THERMOMETER] > PFX_thr[i]"}  # fmt: skip
 _PIXELS = {"suffix": "_u8", "type": "uint8_t", "arr": "px", "row": "ps",
@@ -82,10 +141,8 @@ static PFX_lane PFX_bin_buf[UPF_NUM_INPUTS > 0 ? UPF_NUM_INPUTS : 1][UPF_LANES];
     + r"""
 
 #ifdef UPF_HAVE_PIXELS
-/* 8-bit pixels: bit i = pixel[i / T] >= PFX_pmin[i], exactly the float comparison above for
- * inputs preprocessed as float32(pixel) / float32(UPF_PIXEL_SCALE). */
 """
-    + _BINARIZE.substitute(_PIXELS)
+    + PIXELS
     + r"""
 #endif
 

@@ -113,17 +113,38 @@ def verify_cmd(run_dir: Path, sim_vectors: int, formal_max_gates: int, formal_ti
               help="; ".join(f"{n}: {h}" for n, h in TARGETS.describe()))  # fmt: skip
 @click.option("--no-heads", is_flag=True,
               help="Synthesise the gate network only (no GroupSum adders, no argmax).")  # fmt: skip
+@click.option(
+    "--pnr",
+    is_flag=True,
+    help="Also place and route (nextpnr-ice40) and write the bitstream (icepack).",
+)
+@click.option("--clock", "clock_mhz", type=float, default=12.0, show_default=True,
+              help="Clock (MHz) that --pnr's timing must meet.")  # fmt: skip
+@click.option("--pipeline", type=int, default=0, show_default=True,
+              help="Register rank every K logic levels and K adder-tree levels.")  # fmt: skip
 @click.option("--json", "as_json", is_flag=True)
-def synth_cmd(run_dir: Path, target: str, no_heads: bool, as_json: bool) -> None:
-    """Synthesise the circuit with yosys; write synth.json (LUTs, depth, fit)."""
-    r = synth_run(run_dir, target, heads=not no_heads, log=_log)
+def synth_cmd(run_dir: Path, target: str, no_heads: bool, pnr: bool, clock_mhz: float,
+              pipeline: int, as_json: bool) -> None:  # fmt: skip
+    """Synthesise the circuit with yosys; write synth.json (LUTs, depth, fit; with --pnr placed
+    cells, Fmax, timing and the bitstream)."""
+    r = synth_run(run_dir, target, heads=not no_heads, pnr=pnr, clock_mhz=clock_mhz,
+                  pipeline=pipeline, log=_log)  # fmt: skip
     fit = ""
     if "fits" in r:
         fit = f", {'fits' if r['fits'] else 'does NOT fit'} {r['device']} ({r['device_luts']} LUT4)"
-    _echo(r, as_json, [f"{r['luts']} LUT{r['lut_inputs']}, depth {r['depth_cells']} cells{fit}"])
+    lines = [f"{r['luts']} LUT{r['lut_inputs']}, depth {r['depth_cells']} cells{fit}"]
+    if "pnr" in r:
+        p = r["pnr"]
+        met = "met" if p["timing_met"] else "NOT met"
+        lines.append(f"placed: {p['logic_cells']['used']} of {p['logic_cells']['available']} "
+                     f"logic cells, Fmax {p['fmax_mhz']} MHz ({p['clock_mhz']:g} MHz {met}), "
+                     f"{p['images_per_s']:,} images/s; bitstream {p['bitstream']}")  # fmt: skip
+    _echo(r, as_json, lines)
 
 
 def register(group: click.Group) -> None:
-    """Add compile, verify and synth to the ``wirelab logic`` group."""
-    for cmd in (compile_cmd, verify_cmd, synth_cmd):
+    """Add compile, verify, synth and soc to the ``wirelab logic`` group."""
+    from wirelab.logic.fpga.cli import soc_cmd
+
+    for cmd in (compile_cmd, verify_cmd, synth_cmd, soc_cmd):
         group.add_command(cmd)

@@ -43,6 +43,7 @@ from wirelab.logic.circuit.backends import (
 from wirelab.logic.circuit.equivalence import VerificationError, describe
 from wirelab.logic.circuit.ir import Circuit
 from wirelab.logic.circuit.passes import PASSES, simplify
+from wirelab.logic.circuit.pnr import pnr_classifier
 from wirelab.logic.circuit.synth import TARGETS, synthesize
 from wirelab.logic.circuit.verilog_backend import generate_verilog
 from wirelab.logic.discrete import DiscreteLogicNet
@@ -196,12 +197,9 @@ def torch_scorer(rd: ResultDir) -> Callable[[np.ndarray], np.ndarray] | None:
         return None
     import torch
 
-    from wirelab.logic.model import LogicNet
+    from wirelab.logic.checkpoint import load_model
 
-    state = torch.load(path, map_location="cpu", weights_only=False)
-    model = LogicNet(state["spec"])
-    model.load_state_dict(state["state_dict"])
-    model.eval()
+    model = load_model(path).eval()  # weights_only load; a damaged file is one line
 
     def scores(x: np.ndarray) -> np.ndarray:
         shape = [int(v) for v in model.spec["input_shape"]]
@@ -258,24 +256,52 @@ def verify_run(
 
 
 def synth_run(
-    run_dir: str | Path, target: str, *, heads: bool = True, log: Progress = _noop
+    run_dir: str | Path,
+    target: str,
+    *,
+    heads: bool = True,
+    pnr: bool = False,
+    clock_mhz: float = 12.0,
+    pipeline: int = 0,
+    log: Progress = _noop,
 ) -> dict[str, Any]:
     """Synthesise the simplified circuit for ``target`` (`TARGETS`); add its figures to
-    ``metrics.json``, then its entry to ``synth.json``."""
+    ``metrics.json``, then its entry to ``synth.json``.
+
+    ``pnr``: also place and route it on the iCE40 UP5K (`wirelab.logic.circuit.pnr`) against a
+    ``clock_mhz`` clock and write the bitstream; ``pipeline=K``: the module with a register rank
+    every K logic levels and every K adder-tree levels (entry ``<target>-pipe<K>``)."""
     TARGETS.get(target)  # a one-line UsageError naming the targets
+    if pnr and target != "ice40-up5k":
+        raise UsageError("--pnr places and routes for --target ice40-up5k only")
+    if pnr and not heads:
+        raise UsageError("--pnr needs the whole classifier (drop --no-heads)")
+    if pipeline < 0 or not clock_mhz > 0:
+        raise UsageError("--pipeline must be >= 0 and --clock > 0")
     rd, net = load_run(run_dir)
     _, simple, _ = circuits_of(rd, net)
     log(f"yosys {target} ({simple.num_gates} gates)")
-    vm = generate_verilog(simple, heads=heads)
-    res = synthesize(vm, target, rd.path / "synth" / target)
+    vm = generate_verilog(simple, heads=heads, pipeline=pipeline, head_pipeline=pipeline)
+    name = target + ("" if heads else "-network-only") + (f"-pipe{pipeline}" if pipeline else "")
+    work = rd.path / "synth" / name
+    res = synthesize(vm, target, work)
     res["heads"] = heads
-    key = target.replace("-", "_") + ("" if heads else "_network_only")
+    res["pipeline"] = pipeline
+    key = name.replace("-", "_")
     figures = {f"synth_{key}_luts": res["luts"], f"synth_{key}_depth": res["depth_cells"]}
     if "fits" in res:
         figures[f"synth_{key}_fits"] = res["fits"]
+    if pnr:
+        log(f"nextpnr-ice40 + icepack ({clock_mhz:g} MHz) -> {work}")
+        res["pnr"] = pnr_classifier(vm, simple.used_inputs(), work, clock_mhz=clock_mhz)
+        p = res["pnr"]
+        figures.update({f"pnr_{key}_logic_cells": p["logic_cells"]["used"],
+                        f"pnr_{key}_fmax_mhz": p["fmax_mhz"],
+                        f"pnr_{key}_timing_met": p["timing_met"],
+                        f"pnr_{key}_images_per_s": p["images_per_s"]})  # fmt: skip
     rd.update_metrics(figures)
     path = rd.path / "synth.json"
     allres = json.loads(path.read_text()) if path.is_file() else {}
-    allres[target if heads else f"{target}-network-only"] = res
+    allres[name] = res
     write_json(path, allres)
     return res

@@ -16,6 +16,10 @@ INSTALL = {
     "iverilog": "apt-get install iverilog",
     "vvp": "apt-get install iverilog",
     "cc": "apt-get install gcc (or set CC)",
+    "nextpnr-ice40": "apt-get install nextpnr-ice40",
+    "icepack": "apt-get install fpga-icestorm",
+    "riscv64-unknown-elf-gcc": "apt-get install gcc-riscv64-unknown-elf",
+    "riscv64-unknown-elf-objcopy": "apt-get install binutils-riscv64-unknown-elf",
 }
 
 
@@ -24,7 +28,7 @@ class ToolError(WirelabError):
 
 
 def which(tool: str) -> str | None:
-    env = os.environ.get(f"WIRELAB_{tool.upper()}")
+    env = os.environ.get(f"WIRELAB_{tool.upper().replace('-', '_')}")
     if env:
         return env
     if tool == "cc":
