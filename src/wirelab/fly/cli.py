@@ -15,12 +15,16 @@ import click
 from wirelab.cli_options import FINITE_FLOAT, finite_float, out_option
 from wirelab.errors import UsageError
 from wirelab.fly.bodies import BODIES
+from wirelab.fly.cli_turns import turns_cmd
 from wirelab.fly.options import (
     connectome_option,
     controller_options,
+    make_mapping,
+    mapping_options,
     nulls_option,
     readout_option,
     seed_option,
+    timestep_option,
     update_steps_option,
 )
 
@@ -36,6 +40,9 @@ def _num(x: Any, spec: str) -> str:
 @click.group("fly")
 def group() -> None:
     """The connectome drives a simulated fly (flygym NeuroMechFly or a fast kinematic body)."""
+
+
+group.add_command(turns_cmd)
 
 
 @group.command("calibrate")
@@ -86,17 +93,8 @@ def calibrate_cmd(
     help="MP4 of the primary run (flygym; default OUT/video.mp4).",
 )
 @click.option("--viewer", is_flag=True, help="Live MuJoCo viewer (flygym; needs a display).")
-@click.option(
-    "--mapping",
-    type=click.Choice(["ipsilateral", "contralateral"]),
-    default="ipsilateral",
-    show_default=True,
-    help="DN side -> leg side.",
-)
-@click.option(
-    "--gain", type=FINITE_FLOAT, default=1.0, show_default=True, help="Drive per DN activity."
-)
-@click.option("--offset", type=FINITE_FLOAT, default=1.0, show_default=True, help="Drive at rest.")
+@mapping_options
+@timestep_option
 @click.option(
     "--compare/--no-compare",
     default=True,
@@ -114,8 +112,11 @@ def stimulate_cmd(
     video: Path | None,
     viewer: bool,
     mapping: str,
-    gain: float,
+    sides: str,
+    baseline: str,
+    gain: float | None,
     offset: float,
+    timestep: float,
     compare: bool,
     modality: str,
     alpha: float,
@@ -130,7 +131,6 @@ def stimulate_cmd(
 ) -> None:
     """Stimulate sensory neurons on one side; walk the fly with the DN-VNC output."""
     from wirelab.fly.controller import ControllerConfig
-    from wirelab.fly.mapping import FixedMapping
     from wirelab.fly.stimulate import StimulateConfig, run
 
     config = StimulateConfig(
@@ -138,7 +138,7 @@ def stimulate_cmd(
         controller=ControllerConfig(
             modality, normalize, alpha, leak, input_gain, readout, update_steps
         ),
-        mapping=FixedMapping(mapping, gain, offset),
+        mapping=make_mapping(mapping, sides, baseline, gain, offset),
         body=body,
         duration=duration,
         video=video,
@@ -146,10 +146,12 @@ def stimulate_cmd(
         compare=compare,
         seed=seed,
         connectome=connectome,
+        timestep=timestep,
     )
     m = run(config, out, overwrite=overwrite)
     click.echo(
-        f"{out}: dn_left={_num(m['dn_left'], '.4g')} dn_right={_num(m['dn_right'], '.4g')} "
+        f"{out}: evoked=[{_num(m['evoked_left'], '+.4f')}, {_num(m['evoked_right'], '+.4f')}] "
+        f"dn_left={_num(m['dn_left'], '.4g')} dn_right={_num(m['dn_right'], '.4g')} "
         f"LI={_num(m['lateralization_index'], '+.3f')} "
         f"heading={_num(m['heading_change_deg'], '+.1f')} deg "
         f"displacement={_num(m['displacement_mm'], '.2f')} mm"

@@ -5,15 +5,20 @@ descending input that scales left/right CPG amplitudes; Wang-Chen et al. 2024, N
 21:2353), with the contact sensors it requires on every leg's Tibia and Tarsus1-5, adhesion on,
 on a flat arena or flygym's ``OdorArena``. One ``act`` is one physics step (``timestep`` 1e-4 s).
 
-Rendering: ``video=PATH`` records headless frames with a tracking camera (set ``MUJOCO_GL=osmesa``
-on machines without a GPU/display; this module does so when no display is found) and writes an MP4
-on ``close``. ``viewer=True`` opens MuJoCo's passive viewer looking through the same flygym camera
+Rendering is decoupled from physics: a frame is rendered every ``frame_every`` physics steps
+(default: the video's frame interval at ``play_speed``) at ``frame_size`` pixels, and only then;
+``body.render_s`` / ``body.frames_rendered`` measure what rendering cost. ``video=PATH`` records
+headless frames with a tracking camera (set ``MUJOCO_GL=osmesa`` on machines without a
+GPU/display; this module does so when no display is found) and writes an MP4 on ``close``;
+``keep_frames=True`` keeps the frames (``body.frames``, ``(H, W, 3)`` uint8 each) without a file.
+``viewer=True`` opens MuJoCo's passive viewer looking through the same flygym camera
 when a display exists, and raises a clear `UsageError` when there is none.
 """
 
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -64,6 +69,9 @@ class FlygymBody:
         camera: flygym camera preset for the video and the viewer.
         play_speed: video play speed (0.1 = ten times slower than real time).
         viewer: open MuJoCo's passive viewer (needs a display).
+        frame_every: physics steps per rendered frame (None: ``play_speed / 30 fps``).
+        frame_size: ``(width, height)`` of a rendered frame in pixels.
+        keep_frames: render frames (as for a video) and keep them in ``frames``.
     """
 
     name = "flygym"
@@ -82,7 +90,12 @@ class FlygymBody:
         camera: str = "camera_top_zoomout",
         play_speed: float = 0.1,
         viewer: bool = False,
+        frame_every: int | None = None,
+        frame_size: tuple[int, int] = (640, 480),
+        keep_frames: bool = False,
     ) -> None:
+        if not (np.isfinite(timestep) and 0 < timestep <= 1e-3):
+            raise UsageError(f"timestep must be in (0, 1e-3] s, not {timestep}")
         if viewer and not has_display():
             raise UsageError(
                 "no display found (DISPLAY/WAYLAND_DISPLAY unset): the live viewer needs one; "
@@ -113,12 +126,22 @@ class FlygymBody:
         else:
             arena = FlatTerrain()
         self.camera = None
-        if self.video is not None or viewer:
+        fps = 30
+        self.frame_every = max(
+            1, round(play_speed / fps / self.dt) if frame_every is None else int(frame_every)
+        )
+        self.render_s = 0.0
+        self.frames_rendered = 0
+        self._steps = 0
+        if self.video is not None or viewer or keep_frames:
             self.camera = flygym.YawOnlyCamera(
                 attachment_point=fly.model.worldbody,
                 camera_name=camera,
                 targeted_fly_names=fly.name,
-                play_speed=play_speed,
+                window_size=tuple(frame_size),
+                fps=fps,
+                play_speed=self.frame_every * self.dt * fps,
+                play_speed_text=False,
                 timestamp_text=True,
             )
         self.sim = HybridTurningController(
@@ -148,6 +171,7 @@ class FlygymBody:
     def reset(self) -> Observation:
         obs, _ = self.sim.reset(seed=self.seed)
         self.t = 0.0
+        self._steps = 0
         self._heading = float(self._raw_heading(obs))
         return self._observation(obs)
 
@@ -174,11 +198,20 @@ class FlygymBody:
         except PhysicsError as exc:
             raise DivergenceError(f"flygym physics diverged at t={self.t:.4f} s: {exc}") from None
         self.t += self.dt
-        if self.camera is not None:
+        self._steps += 1
+        if self.camera is not None and self._steps % self.frame_every == 0:
+            t0 = time.perf_counter()
             self.sim.render()
+            self.render_s += time.perf_counter() - t0
+            self.frames_rendered += 1
         if self.viewer is not None and self.viewer.is_running():
             self.viewer.sync()
         return self._observation(obs)
+
+    @property
+    def frames(self) -> list[np.ndarray]:
+        """The rendered frames so far (empty without a camera)."""
+        return list(self.camera._frames) if self.camera is not None else []
 
     def close(self) -> None:
         if self.camera is not None and self.video is not None:

@@ -2,8 +2,22 @@
 
 Fixed mapping (`FixedMapping`), on the mean DN-VNC activity of each side ``(dn_L, dn_R)``::
 
-    ipsilateral:    [left, right] = offset + gain * [dn_L, dn_R]
-    contralateral:  [left, right] = offset + gain * [dn_R, dn_L]
+    ipsilateral:    [left, right] = offset + gain * [e_L, e_R]
+    contralateral:  [left, right] = offset + gain * [e_R, e_L]
+
+    direct:  e = dn(u)                      the seed's conversion
+    evoked:  e = dn(u) - dn(u0)             what the stimulus changes, per side
+
+``dn(u)`` is the DN-VNC activity of the network driven by the sensory input ``u = [u_L, u_R]``
+and ``dn(u0)`` that of the same network (same weights, same initial state, advanced in the same
+batch) driven by the baseline input ``u0``: ``symmetric`` (default) ``u0 = [(u_L + u_R) / 2] * 2``,
+the same total input split equally between the sides, or ``none`` ``u0 = [0, 0]``. The tanh
+reservoir is silent without input (``x = 0`` is a fixed point), so ``none`` gives ``e = dn(u)``,
+i.e. the direct mapping; ``symmetric`` removes the response that any input evokes, including the
+network's fixed left/right bias (with row normalisation both one-sided olfactory stimuli leave the
+left DN-VNC more active), and keeps what depends on the side of the stimulus. The connectome
+decides the sign of ``e_L - e_R``; ``gain`` (> 0) only its size. Symmetric input, and no input,
+give ``e = 0``: the fly walks with ``[offset, offset]``.
 
 Trained mapping (`LinearMapping`), on the readout neuron activities ``r`` ``(B, F)``::
 
@@ -25,26 +39,74 @@ from wirelab.errors import UsageError
 from wirelab.reservoir.readout import Ridge
 
 SIDEDNESS = ("ipsilateral", "contralateral")
+RESPONSES = ("direct", "evoked")
+BASELINES = ("symmetric", "none")
+EVOKED_GAIN = 10.0  # default gain of the evoked mapping (docs/fly.md: why 10)
 
 
 class Mapping(Protocol):
     def __call__(self, dn: np.ndarray, features: np.ndarray) -> np.ndarray: ...
 
 
+def baseline_input(u: np.ndarray, baseline: str = "symmetric") -> np.ndarray:
+    """``u0`` for the input ``u`` ``(B, 2)``: its bilateral mean on both sides, or zeros."""
+    u = np.atleast_2d(np.asarray(u, dtype=np.float64))
+    if baseline == "none":
+        return np.zeros_like(u)
+    return np.repeat(u.mean(axis=-1, keepdims=True), 2, axis=-1)
+
+
 @dataclass(frozen=True)
 class FixedMapping:
-    """``offset + gain * dn`` per side, sides kept (ipsilateral) or swapped (contralateral)."""
+    """``offset + gain * e`` per side, sides kept (ipsilateral) or swapped (contralateral).
+
+    ``response="direct"``: ``e = dn``, ``dn`` ``(B, 2)``. ``response="evoked"``: the controller
+    runs ``2B`` networks, rows ``[:B]`` on the input ``u`` and rows ``[B:]`` on the baseline
+    ``u0`` (`evoked_inputs`), ``dn`` is ``(2B, 2)`` and ``e = dn[:B] - dn[B:]``.
+    """
 
     kind: str = "ipsilateral"
     gain: float = 1.0
     offset: float = 1.0
+    response: str = "direct"
+    baseline: str = "symmetric"
 
     def __post_init__(self) -> None:
         if self.kind not in SIDEDNESS:
-            raise UsageError(f"mapping must be one of {', '.join(SIDEDNESS)}, not {self.kind!r}")
+            raise UsageError(f"sides must be one of {', '.join(SIDEDNESS)}, not {self.kind!r}")
+        if self.response not in RESPONSES:
+            raise UsageError(
+                f"mapping must be one of {', '.join(RESPONSES)}, not {self.response!r}"
+            )
+        if self.baseline not in BASELINES:
+            raise UsageError(
+                f"baseline must be one of {', '.join(BASELINES)}, not {self.baseline!r}"
+            )
+        if not (np.isfinite(self.gain) and np.isfinite(self.offset)):
+            raise UsageError("gain and offset must be finite")
+
+    @property
+    def networks_per_fly(self) -> int:
+        """Reservoir states per fly: 2 for ``evoked`` (stimulated and baseline), else 1."""
+        return 2 if self.response == "evoked" else 1
+
+    def inputs(self, u: np.ndarray) -> np.ndarray:
+        """The controller input for the fly input ``u`` ``(B, 2)``: ``(B, 2)`` or ``(2B, 2)``."""
+        u = np.atleast_2d(np.asarray(u, dtype=np.float64))
+        if self.response == "evoked":
+            return np.concatenate([u, baseline_input(u, self.baseline)])
+        return u
+
+    def evoked(self, dn: np.ndarray) -> np.ndarray:
+        """``e`` ``(B, 2)`` from the controller's ``dn`` (see the class docstring)."""
+        d = np.atleast_2d(np.asarray(dn))
+        if self.response == "evoked":
+            b = d.shape[0] // 2
+            return d[:b] - d[b:]
+        return d
 
     def __call__(self, dn: np.ndarray, features: np.ndarray) -> np.ndarray:
-        d = np.asarray(dn)  # (B, 2) [dn_L, dn_R]
+        d = self.evoked(dn)  # (B, 2) [e_L, e_R]
         if self.kind == "contralateral":
             d = d[..., ::-1]
         return self.offset + self.gain * d

@@ -9,6 +9,7 @@ import click
 
 from wirelab.cli_options import FINITE_FLOAT, SEED, finite_float
 from wirelab.data.connectomes import CONNECTOMES
+from wirelab.fly.mapping import BASELINES, EVOKED_GAIN, RESPONSES, SIDEDNESS, FixedMapping
 from wirelab.fly.populations import READOUTS
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -89,3 +90,62 @@ def controller_options(f: F) -> F:
     for opt in reversed(opts):
         f = opt(f)
     return f
+
+
+def mapping_options(f: F) -> F:
+    """``--mapping --sides --baseline --gain --offset`` (see `wirelab.fly.mapping`)."""
+    opts = [
+        click.option(
+            "--mapping",
+            type=click.Choice(RESPONSES),
+            default="evoked",
+            show_default=True,
+            help="direct: drive = offset + gain * dn; evoked: offset + gain * (dn(u) - dn(u0)), "
+            "what the stimulus changes per side (the network's fixed bias removed).",
+        ),
+        click.option(
+            "--sides",
+            type=click.Choice(SIDEDNESS),
+            default="ipsilateral",
+            show_default=True,
+            help="DN side -> leg side.",
+        ),
+        click.option(
+            "--baseline",
+            type=click.Choice(BASELINES),
+            default="symmetric",
+            show_default=True,
+            help="Evoked mapping: u0 = the input's bilateral mean on both sides, or no input.",
+        ),
+        click.option(
+            "--gain",
+            type=FINITE_FLOAT,
+            default=None,
+            help=f"Drive per DN activity [default: 1 direct, {EVOKED_GAIN:g} evoked].",
+        ),
+        click.option(
+            "--offset", type=FINITE_FLOAT, default=1.0, show_default=True, help="Drive at rest."
+        ),
+    ]
+    for opt in reversed(opts):
+        f = opt(f)
+    return f
+
+
+def make_mapping(
+    mapping: str, sides: str, baseline: str, gain: float | None, offset: float
+) -> FixedMapping:
+    """The `FixedMapping` of `mapping_options` (the gain's default depends on ``mapping``)."""
+    if gain is None:
+        gain = EVOKED_GAIN if mapping == "evoked" else 1.0
+    return FixedMapping(sides, gain, offset, response=mapping, baseline=baseline)
+
+
+def timestep_option(f: F) -> F:
+    return click.option(
+        "--timestep",
+        type=finite_float(1e-5, 5e-4),
+        default=1e-4,
+        show_default=True,
+        help="flygym physics step (s); 2e-4 is validated against 1e-4 (docs/fly.md).",
+    )(f)

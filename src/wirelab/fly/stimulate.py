@@ -2,10 +2,13 @@
 
 For each normalisation (``row`` and ``spectral``) the sensory neurons of a modality on the left,
 the right or both sides receive a constant input ``u`` (``[1, 0]``, ``[0, 1]`` or ``[1, 1]``,
-times ``input_gain``); the controller's fixed mapping turns the DN-VNC activity into the drive of
-the body. Metrics per normalisation::
+times ``input_gain``); the controller's fixed mapping (`wirelab.fly.mapping.FixedMapping`,
+``evoked`` by default: ``drive = offset + gain * (dn(u) - dn(u0))`` per side, ``u0`` the
+symmetric baseline) turns the DN-VNC activity into the drive of the body. Metrics per
+normalisation::
 
-    dn_left, dn_right        mean DN-VNC activity over the second half of the run
+    dn_left, dn_right        mean DN-VNC activity over the second half of the run (input u)
+    evoked_left, evoked_right  e = the mapping's input at the end of the run (direct: e = dn)
     lateralization_index     (dn_left - dn_right) / (dn_left + dn_right)
     heading_change_deg       final minus initial heading (CCW positive, i.e. left turn > 0)
     displacement_mm          straight-line distance from start to end
@@ -28,7 +31,7 @@ from wirelab.errors import UsageError
 from wirelab.fly.bodies import body_class, renderers
 from wirelab.fly.controller import ConnectomeController, ControllerConfig
 from wirelab.fly.loop import Trace, run_loop
-from wirelab.fly.mapping import FixedMapping
+from wirelab.fly.mapping import EVOKED_GAIN, FixedMapping
 from wirelab.progress import progress_bar
 from wirelab.results import experiment
 
@@ -59,17 +62,19 @@ def stimulate(
     seed: int = 0,
     progress: Callable[[float], None] | None = None,
     viewer: bool = False,
+    timestep: float = 1e-4,
 ) -> StimulationRun:
     """One run on one body with one normalisation (``config.normalize``)."""
     if side not in STIMULI:
         raise UsageError(f"side must be one of {', '.join(STIMULI)}, not {side!r}")
-    stim = np.array([STIMULI[side]])  # (1, 2)
-    controller = ConnectomeController(con, config, batch=1)
+    stim = mapping.inputs(np.array([STIMULI[side]]))  # (1, 2) or (2, 2) with the baseline
+    controller = ConnectomeController(con, config, batch=mapping.networks_per_fly)
     cls = body_class(body)
     kwargs: dict[str, Any] = {"seed": seed}
     if cls.renders_video:
         kwargs["video"] = video
         kwargs["viewer"] = viewer
+        kwargs["timestep"] = timestep
     b = cls(**kwargs)
     try:
         trace = run_loop(
@@ -82,7 +87,10 @@ def stimulate(
         )
     finally:
         b.close()
-    return StimulationRun(config.normalize, trace, summarize(trace))
+    metrics = summarize(trace)
+    e = mapping.evoked(trace.dn[-1])[0]
+    metrics.update(evoked_left=float(e[0]), evoked_right=float(e[1]))
+    return StimulationRun(config.normalize, trace, metrics)
 
 
 def summarize(trace: Trace) -> dict[str, float]:
@@ -119,7 +127,9 @@ class StimulateConfig:
 
     side: str
     controller: ControllerConfig = field(default_factory=ControllerConfig)
-    mapping: FixedMapping = field(default_factory=FixedMapping)
+    mapping: FixedMapping = field(
+        default_factory=lambda: FixedMapping(gain=EVOKED_GAIN, response="evoked")
+    )
     body: str = "kinematic"
     duration: float = 1.0
     video: Path | None = None
@@ -127,6 +137,7 @@ class StimulateConfig:
     compare: bool = True
     seed: int = 0
     connectome: str = "larva"
+    timestep: float = 1e-4
 
     @property
     def normalizations(self) -> list[str]:
@@ -141,6 +152,8 @@ class StimulateConfig:
             raise UsageError(f"side must be one of {', '.join(STIMULI)}, not {self.side!r}")
         if not (self.duration > 0 and np.isfinite(self.duration)):
             raise UsageError("duration must be > 0")
+        if not (np.isfinite(self.timestep) and 0 < self.timestep <= 1e-3):
+            raise UsageError("timestep must be in (0, 1e-3] s")
         if (self.video or self.viewer) and not body_class(self.body).renders_video:
             raise UsageError(
                 f"--video and --viewer need a body that renders: --body {' or '.join(renderers())}"
@@ -183,6 +196,7 @@ def run(
         "video": video,
         "mapping": dataclasses.asdict(config.mapping),
         "seed": config.seed,
+        "timestep": config.timestep,
         "controller": ctrl.to_dict(),
         "connectome": config.connectome,
     }
@@ -204,6 +218,7 @@ def run(
                     seed=config.seed,
                     progress=bar,
                     viewer=config.viewer and n == ctrl.normalize,
+                    timestep=config.timestep,
                 )
         traces = {f"{n} normalisation": r.trace for n, r in runs.items()}
         title = f"{body}: {ctrl.modality} {config.side} stimulation"

@@ -1,0 +1,139 @@
+"""``wirelab fly turns``: left, right and control flies over seeds (`wirelab.fly.turns`).
+
+The command parses its options into `TurnsConfig` and calls `wirelab.fly.turns.run`; `cli.py`
+adds it to the ``wirelab fly`` group.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from wirelab.cli_options import finite_float, out_option
+from wirelab.fly.bodies import BODIES
+from wirelab.fly.options import (
+    connectome_option,
+    controller_options,
+    make_mapping,
+    mapping_options,
+    timestep_option,
+)
+from wirelab.fly.turns_runs import MODEL_HELP
+
+
+def _fmt(d: dict[str, object] | None) -> str:
+    if not d:
+        return "-"
+    ci = d["ci"]
+    assert isinstance(ci, list)
+    return f"{d['mean']:+7.1f} [{ci[0]:+7.1f}, {ci[1]:+7.1f}]"
+
+
+@click.command("turns")
+@click.option("--seeds", type=click.IntRange(min=2), default=2, show_default=True)
+@click.option("--models", default="row", show_default=True, help=f"Comma list of: {MODEL_HELP}.")
+@click.option(
+    "--nulls", type=click.IntRange(min=0), default=2, show_default=True, help="Null rewirings."
+)
+@click.option(
+    "--null-seeds",
+    type=click.IntRange(min=2),
+    default=None,
+    help="Seeds for the nulls (default: --seeds).",
+)
+@click.option(
+    "--settle",
+    type=finite_float(0.0),
+    default=2.0,
+    show_default=True,
+    help="Seconds walked before the stimulus (flygym's start-up transient).",
+)
+@click.option(
+    "--duration",
+    type=finite_float(0.0, min_open=True),
+    default=2.0,
+    show_default=True,
+    help="Stimulated seconds.",
+)
+@click.option("--body", type=BODIES.choice(), default="flygym", show_default=True)
+@timestep_option
+@click.option(
+    "--workers", type=click.IntRange(1, 2), default=2, show_default=True, help="Processes."
+)
+@click.option("--video/--no-video", default=True, show_default=True, help="Side-by-side MP4.")
+@click.option(
+    "--frame-every",
+    type=click.IntRange(min=1),
+    default=200,
+    show_default=True,
+    help="Physics steps per rendered frame.",
+)
+@click.option(
+    "--frame-size", type=click.IntRange(32, 1024), default=240, show_default=True, help="Pixels."
+)
+@mapping_options
+@controller_options
+@connectome_option
+@out_option(default="runs/fly/turns")
+def turns_cmd(
+    seeds: int,
+    models: str,
+    nulls: int,
+    null_seeds: int | None,
+    settle: float,
+    duration: float,
+    body: str,
+    timestep: float,
+    workers: int,
+    video: bool,
+    frame_every: int,
+    frame_size: int,
+    mapping: str,
+    sides: str,
+    baseline: str,
+    gain: float | None,
+    offset: float,
+    modality: str,
+    alpha: float,
+    leak: float,
+    input_gain: float,
+    readout: str,
+    update_steps: int,
+    seed: int,
+    connectome: str,
+    out: Path,
+    overwrite: bool,
+) -> None:
+    """Turn per condition with 95% CIs and paired differences to a control on the same seeds."""
+    from wirelab.fly.controller import ControllerConfig
+    from wirelab.fly.turns import TurnsConfig, run
+
+    config = TurnsConfig(
+        seeds=seeds,
+        models=tuple(m.strip() for m in models.split(",") if m.strip()),
+        nulls=nulls,
+        null_seeds=null_seeds,
+        settle=settle,
+        duration=duration,
+        mapping=make_mapping(mapping, sides, baseline, gain, offset),
+        controller=ControllerConfig(
+            modality, "row", alpha, leak, input_gain, readout, update_steps
+        ),
+        body=body,
+        timestep=timestep,
+        workers=workers,
+        video=video,
+        frame_every=frame_every,
+        frame_size=(frame_size, frame_size),
+        connectome=connectome,
+    )
+    m = run(config, out, overwrite=overwrite)
+    click.echo(f"{'model':9s} {'condition':10s} {'turn deg [95% CI]':28s} minus control")
+    for r in m["table"]:
+        click.echo(
+            f"{r['model']:9s} {r['condition']:10s} {_fmt(r['turn']):28s} "
+            f"{_fmt(r.get('minus_control'))}"
+        )
+    t = m["timing"]
+    click.echo(f"{t['runs']} runs in {t['wall_s']:.0f} s; {t['step_ms_median']:.2f} ms/step")

@@ -1,0 +1,220 @@
+"""The turn study: does one-sided stimulation turn the fly, and does the turn come from the wiring?
+
+For every seed ``s`` and model ``m`` (the row-normalised connectome, its spectral scaling, the
+mirrored connectome, degree-preserving nulls) the fly walks with the resting drive through the
+start-up transient (``settle`` s), then its left or right olfactory neurons are stimulated for
+``duration`` s (`wirelab.fly.turns_runs`). The control run of seed ``s`` walks the same seed
+without stimulation; with the evoked mapping (or any mapping at zero input) its drive is
+``[offset, offset]`` whatever the model, so one control per seed serves every model. Per model
+and condition ``c`` with turns ``T_c(s)`` (degrees from stimulus onset, CCW positive)::
+
+    mean T_c  +-  t_{0.975, n-1} * sd(T_c) / sqrt(n)                     95% CI, n seeds
+    D_c(s) = T_c(s) - T_control(s)       paired difference to the control (removes the drift)
+    D_LR(s) = T_left(s) - T_right(s)     paired left-minus-right difference
+
+Runs go to a process pool of at most two workers (one flygym fly per process).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import asdict, dataclass, field, replace
+from multiprocessing import get_context
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from scipy import stats
+
+from wirelab.errors import UsageError
+from wirelab.fly.bodies import body_class
+from wirelab.fly.controller import ControllerConfig
+from wirelab.fly.mapping import EVOKED_GAIN, FixedMapping
+from wirelab.fly.turns_runs import RunSpec, model_names, run_one
+from wirelab.progress import progress_bar
+from wirelab.results import experiment
+
+MAX_WORKERS = 2
+
+
+def default_mapping() -> FixedMapping:
+    return FixedMapping("ipsilateral", gain=EVOKED_GAIN, offset=1.0, response="evoked")
+
+
+@dataclass(frozen=True)
+class TurnsConfig:
+    """Seeds, models, timing, mapping, body and video of the turn study.
+
+    ``null_seeds`` (None: ``seeds``) runs the nulls on the first seeds only; ``video`` films seed 0
+    of left, control and right for the first model (every ``frame_every`` physics steps at
+    ``frame_size`` pixels).
+    """
+
+    seeds: int = 2
+    models: tuple[str, ...] = ("row",)
+    nulls: int = 2
+    null_seeds: int | None = None
+    settle: float = 2.0
+    duration: float = 2.0
+    mapping: FixedMapping = field(default_factory=default_mapping)
+    controller: ControllerConfig = field(default_factory=ControllerConfig)
+    body: str = "flygym"
+    timestep: float = 1e-4
+    workers: int = MAX_WORKERS
+    video: bool = True
+    frame_every: int = 200
+    frame_size: tuple[int, int] = (240, 240)
+    connectome: str = "larva"
+
+    def validate(self) -> list[str]:
+        """The expanded model names; a one-line `UsageError` for bad settings."""
+        finite = all(np.isfinite(x) for x in (self.settle, self.duration, self.timestep))
+        if not finite or self.settle < 0 or self.duration <= 0:
+            raise UsageError("settle must be >= 0 and duration > 0 (finite seconds)")
+        if self.seeds < 2:
+            raise UsageError("--seeds must be >= 2 (a confidence interval needs two)")
+        if self.null_seeds is not None and not 2 <= self.null_seeds <= self.seeds:
+            raise UsageError("--null-seeds must be between 2 and --seeds")
+        if not 1 <= self.workers <= MAX_WORKERS:
+            raise UsageError(f"--workers must be 1..{MAX_WORKERS}")
+        if self.video and not body_class(self.body).renders_video:
+            raise UsageError(f"--video needs a body that renders, not {self.body!r}")
+        names = model_names(self.models, self.nulls)
+        if not names:
+            raise UsageError("no model to run")
+        return names
+
+    def specs(self) -> list[RunSpec]:
+        """Every run: one control per seed, left and right per model and seed."""
+        names = self.validate()
+        base = RunSpec(
+            model=names[0],
+            condition="control",
+            seed=0,
+            settle=self.settle,
+            duration=self.duration,
+            mapping=self.mapping,
+            controller=self.controller,
+            body=self.body,
+            timestep=self.timestep,
+            frame_every=self.frame_every,
+            frame_size=self.frame_size,
+            connectome=self.connectome,
+        )
+        out = [replace(base, seed=s, frames=self.video and s == 0) for s in range(self.seeds)]
+        for m in names:
+            n = self.null_seeds if (m.startswith("null-") and self.null_seeds) else self.seeds
+            for s in range(n):
+                for c in ("left", "right"):
+                    video = self.video and s == 0 and m == names[0]
+                    out.append(replace(base, model=m, condition=c, seed=s, frames=video))
+        return out
+
+
+def mean_ci(x: Sequence[float]) -> dict[str, Any]:
+    """Mean and Student-t 95% interval of ``x`` (``n >= 2``)."""
+    a = np.asarray(x, dtype=np.float64)
+    n = len(a)
+    m = float(a.mean())
+    half = float(stats.t.ppf(0.975, n - 1) * a.std(ddof=1) / np.sqrt(n)) if n > 1 else np.nan
+    return {"n": n, "mean": m, "ci": [m - half, m + half], "excludes_zero": bool(abs(m) > half)}
+
+
+def summarize(runs: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per model: left, right, their paired differences to the control and to each other."""
+    ctrl = {r["seed"]: r["turn_deg"] for r in runs if r["condition"] == "control"}
+    models = list(dict.fromkeys(r["model"] for r in runs if r["condition"] != "control"))
+    rows = [{"model": "(all)", "condition": "control", "turn": mean_ci(list(ctrl.values()))}]
+    for m in models:
+        turn = {
+            c: {r["seed"]: r["turn_deg"] for r in runs if r["model"] == m and r["condition"] == c}
+            for c in ("left", "right")
+        }
+        for c in ("left", "right"):
+            seeds = sorted(turn[c])
+            rows.append(
+                {
+                    "model": m,
+                    "condition": c,
+                    "turn": mean_ci([turn[c][s] for s in seeds]),
+                    "minus_control": mean_ci([turn[c][s] - ctrl[s] for s in seeds]),
+                }
+            )
+        seeds = sorted(set(turn["left"]) & set(turn["right"]))
+        rows.append(
+            {
+                "model": m,
+                "condition": "left-right",
+                "turn": mean_ci([turn["left"][s] - turn["right"][s] for s in seeds]),
+            }
+        )
+    return rows
+
+
+def run_all(
+    specs: Sequence[RunSpec], workers: int, show: bool = True
+) -> tuple[list[dict[str, Any]], float]:
+    """Run ``specs`` (a pool of ``workers`` processes when > 1); results in spec order."""
+    results: list[dict[str, Any] | None] = [None] * len(specs)
+    t0 = time.perf_counter()
+    with progress_bar(f"turns: {len(specs)} runs", total=len(specs), show=show) as bar:
+        if workers == 1:
+            for i, s in enumerate(specs):
+                results[i] = run_one(s)
+                bar.advance()
+        else:
+            with ProcessPoolExecutor(workers, mp_context=get_context("spawn")) as pool:
+                futures = {pool.submit(run_one, s): i for i, s in enumerate(specs)}
+                for fut in as_completed(futures):
+                    results[futures[fut]] = fut.result()
+                    bar.advance()
+    return [r for r in results if r is not None], time.perf_counter() - t0
+
+
+def timing_summary(runs: Sequence[dict[str, Any]], wall_s: float) -> dict[str, Any]:
+    t = [r["timing"] for r in runs]
+    per_frame = [x["render_s_per_frame"] for x in t if x["render_s_per_frame"] is not None]
+    return {
+        "runs": len(runs),
+        "wall_s": wall_s,
+        "run_wall_s_median": float(np.median([x["wall_s"] for x in t])),
+        "step_ms_median": float(np.median([x["step_ms"] for x in t])),
+        "render_s_per_frame": float(np.median(per_frame)) if per_frame else None,
+        "frames_rendered": int(sum(x["frames"] for x in t)),
+    }
+
+
+def run(
+    config: TurnsConfig, out: Path, *, overwrite: bool = False, progress: bool = True
+) -> dict[str, Any]:
+    """The study into the result directory ``out``: ``metrics.json`` (``table``, every run's
+    turn, timings), ``headings.png``, ``turns.png`` and, with ``video``, ``video.mp4`` and
+    ``video_strip.png``. Returns the metrics."""
+    from wirelab.fly.turns_video import frame_strip, heading_plot, turn_plot, write_video
+
+    specs = config.specs()  # validates
+    cfg = asdict(config)
+    with experiment(out, command="wirelab fly turns", config=cfg, overwrite=overwrite) as rd:
+        runs, wall = run_all(specs, config.workers, show=progress)
+        table = summarize(runs)
+        first = model_names(config.models, config.nulls)[0]
+        rd.save_figure(heading_plot(runs, first, config.settle), "headings")
+        rd.save_figure(turn_plot(table), "turns")
+        metrics: dict[str, Any] = {
+            "table": table,
+            "runs": [
+                {k: v for k, v in r.items() if k not in ("time", "heading", "position", "frames")}
+                for r in runs
+            ],
+            "timing": timing_summary(runs, wall),
+        }
+        if config.video:
+            filmed = {r["condition"]: r for r in runs if r["frames"]}
+            t_video = time.perf_counter()
+            write_video(filmed, rd.path / "video.mp4", config.settle)
+            frame_strip(rd.path / "video.mp4", rd.path / "video_strip.png")
+            metrics["timing"]["compose_video_s"] = time.perf_counter() - t_video
+            metrics["video"] = str(rd.path / "video.mp4")
+        return rd.finish(metrics)

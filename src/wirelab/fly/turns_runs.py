@@ -1,0 +1,151 @@
+"""One stimulated walk per process: the unit of the turn study (`wirelab.fly.turns`).
+
+A run walks one fly (seed ``seed``) with the resting drive for ``settle`` s (flygym's start-up
+transient), then switches on the one-sided stimulus of ``condition`` (``left`` ``u = [1, 0]``,
+``right`` ``[0, 1]``, ``control`` ``[0, 0]``) for ``duration`` s; the connectome controller and
+the `FixedMapping` turn the DN-VNC response into the drive. The turn is the heading change from
+stimulus onset to the end (degrees, CCW positive). `run_one` is a top-level function of plain
+arguments so that a process pool can call it; it returns arrays and timings (and the rendered
+frames when asked), never a body or a network.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from wirelab.data.connectome import Connectome
+from wirelab.data.connectomes import load_connectome
+from wirelab.errors import UsageError
+from wirelab.fly.bodies import body_class
+from wirelab.fly.controller import ConnectomeController, ControllerConfig
+from wirelab.fly.loop import run_loop
+from wirelab.fly.mapping import FixedMapping
+
+CONDITIONS = {"left": (1.0, 0.0), "right": (0.0, 1.0), "control": (0.0, 0.0)}
+MODEL_HELP = (
+    "row (the connectome, row-normalised), spectral (spectral radius 1), mirror (left-right "
+    "mirrored, row), null (degree-preserving rewirings, row)"
+)
+
+
+def model_names(models: tuple[str, ...], nulls: int) -> list[str]:
+    """Expand ``null`` into ``null-0 .. null-{nulls-1}``; validate the others."""
+    out: list[str] = []
+    for m in models:
+        if m == "null":
+            out += [f"null-{i}" for i in range(nulls)]
+        elif m in ("row", "spectral", "mirror"):
+            out.append(m)
+        else:
+            raise UsageError(f"unknown model {m!r}; known: {MODEL_HELP}")
+    return out
+
+
+@cache
+def _connectome(name: str) -> Connectome:
+    return load_connectome(name)
+
+
+@cache
+def _weights(connectome: str, model: str) -> sp.spmatrix | None:
+    from wirelab.reservoir.nulls import degree_preserving, mirrored
+
+    con = _connectome(connectome)
+    if model == "mirror":
+        return mirrored(con)
+    if model.startswith("null-"):
+        return degree_preserving(con, int(model.split("-")[1]))
+    return None
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """What one process simulates (all plain, picklable values)."""
+
+    model: str
+    condition: str
+    seed: int
+    settle: float
+    duration: float
+    mapping: FixedMapping
+    controller: ControllerConfig
+    body: str = "flygym"
+    timestep: float = 1e-4
+    frames: bool = False
+    frame_every: int = 100
+    frame_size: tuple[int, int] = (240, 240)
+    connectome: str = "larva"
+
+
+def run_one(spec: RunSpec) -> dict[str, Any]:
+    """Simulate ``spec``; return the traces ``(S, ...)`` per controller update and the turn."""
+    import dataclasses
+
+    t_start = time.perf_counter()
+    con = _connectome(spec.connectome)
+    normalize = "spectral" if spec.model == "spectral" else "row"
+    ctrl_cfg = dataclasses.replace(spec.controller, normalize=normalize)
+    ctrl = ConnectomeController(
+        con,
+        ctrl_cfg,
+        batch=spec.mapping.networks_per_fly,
+        weights=_weights(spec.connectome, spec.model),
+    )
+    cls = body_class(spec.body)
+    kwargs: dict[str, Any] = {"seed": spec.seed}
+    if cls.renders_video:
+        kwargs.update(timestep=spec.timestep, keep_frames=spec.frames)
+        kwargs.update(frame_every=spec.frame_every, frame_size=spec.frame_size)
+    body: Any = cls(**kwargs)
+    stim = np.array([CONDITIONS[spec.condition]])  # (1, 2)
+    off = np.zeros((1, 2))
+    onset = spec.settle - 0.5 * ctrl.steps_per_update(body.dt) * body.dt
+    t_setup = time.perf_counter()
+    try:
+        trace = run_loop(
+            body,
+            spec.settle + spec.duration,
+            sense=lambda obs: spec.mapping.inputs(stim if obs.time >= onset else off),
+            decide=lambda obs, u, dn, f: spec.mapping(dn, f),  # type: ignore[arg-type]
+            controller=ctrl,
+        )
+        frames = body.frames if spec.frames else None
+        render_s = float(getattr(body, "render_s", 0.0))
+        n_frames = int(getattr(body, "frames_rendered", 0))
+    finally:
+        body.close()
+    t_end = time.perf_counter()
+    time_s = np.append(trace.time, trace.time[-1] + (trace.time[1] - trace.time[0]))
+    heading = np.append(trace.heading[:, 0], np.asarray(trace.extra["final_heading"])[0])
+    position = np.vstack([trace.position[:, 0], np.asarray(trace.extra["final_position"])[:1]])
+    i0 = int(np.searchsorted(time_s, spec.settle - 1e-9))
+    steps = round((spec.settle + spec.duration) / body.dt)
+    physics_s = t_end - t_setup - render_s
+    return {
+        "model": spec.model,
+        "condition": spec.condition,
+        "seed": spec.seed,
+        "turn_deg": float(np.degrees(heading[-1] - heading[i0])),
+        "settle_turn_deg": float(np.degrees(heading[i0] - heading[0])),
+        "displacement_mm": float(np.linalg.norm(position[-1] - position[i0])),
+        "evoked": spec.mapping.evoked(trace.dn[-1, :, :]).tolist()[0],
+        "mean_signal": trace.signal[i0:, 0].mean(axis=0).tolist(),
+        "time": time_s,
+        "heading": heading,
+        "position": position,
+        "frames": frames,
+        "timing": {
+            "setup_s": t_setup - t_start,
+            "wall_s": t_end - t_start,
+            "physics_steps": steps,
+            "step_ms": 1e3 * physics_s / steps,
+            "frames": n_frames,
+            "render_s_per_frame": render_s / n_frames if n_frames else None,
+        },
+    }

@@ -1,0 +1,156 @@
+"""Figures and the side-by-side video of the turn study (`wirelab.fly.turns`).
+
+The video shows, per frame, the left-stimulated, control and right-stimulated flies (seed 0, the
+tracking camera of each run, labelled), their trajectories overlaid on one floor up to that time,
+and their heading change since stimulus onset. Frames come from the runs (rendered every
+``frame_every`` physics steps in the worker processes); this module only composes them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, cast
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+import numpy as np
+
+ORDER = ("left", "control", "right")
+COLORS = {"left": "C0", "control": "0.4", "right": "C3"}
+LABELS = {
+    "left": "left stimulated",
+    "control": "control (no stimulus)",
+    "right": "right stimulated",
+}
+
+
+def _rel_heading(r: Mapping[str, Any], settle: float) -> tuple[np.ndarray, np.ndarray]:
+    t = np.asarray(r["time"])
+    h = np.degrees(np.asarray(r["heading"]))
+    i0 = int(np.searchsorted(t, settle - 1e-9))
+    return t, h - h[min(i0, len(h) - 1)]
+
+
+def heading_plot(runs: Sequence[Mapping[str, Any]], model: str, settle: float) -> Any:
+    """Heading change since stimulus onset, every seed (thin) and the mean (thick), per condition
+    of ``model`` and the control."""
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for c in ORDER:
+        sel = [r for r in runs if r["condition"] == c and (c == "control" or r["model"] == model)]
+        if not sel:
+            continue
+        curves = [_rel_heading(r, settle) for r in sel]
+        for t, h in curves:
+            ax.plot(t, h, color=COLORS[c], lw=0.6, alpha=0.5)
+        n = min(len(h) for _, h in curves)
+        ax.plot(
+            curves[0][0][:n],
+            np.mean([h[:n] for _, h in curves], axis=0),
+            color=COLORS[c],
+            lw=2.2,
+            label=f"{LABELS[c]} (mean of {len(sel)})",
+        )
+    ax.axvline(settle, color="k", lw=0.8, ls="--")
+    ax.axhline(0, color="k", lw=0.5)
+    ax.set_xlabel("time (s); stimulus on after the dashed line")
+    ax.set_ylabel("heading change since onset (deg, CCW +)")
+    ax.set_title(f"{model}: heading per seed")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def turn_plot(table: Sequence[Mapping[str, Any]]) -> Any:
+    """Mean turn minus control with its 95% CI per model, left and right side by side."""
+    rows = [r for r in table if r["condition"] in ("left", "right")]
+    models = list(dict.fromkeys(r["model"] for r in rows))
+    fig, ax = plt.subplots(figsize=(max(5, 1.1 * len(models) + 2), 3.8))
+    for j, c in enumerate(("left", "right")):
+        for i, m in enumerate(models):
+            r = next(x for x in rows if x["model"] == m and x["condition"] == c)
+            d = r["minus_control"]
+            x = i + (j - 0.5) * 0.35
+            ax.errorbar(
+                x,
+                d["mean"],
+                yerr=[[d["mean"] - d["ci"][0]], [d["ci"][1] - d["mean"]]],
+                fmt="o",
+                color=COLORS[c],
+                capsize=3,
+                label=LABELS[c] if i == 0 else None,
+            )
+    ax.axhline(0, color="k", lw=0.6)
+    ax.set_xticks(range(len(models)))
+    ax.set_xticklabels(models)
+    ax.set_ylabel("turn minus control (deg, 95% CI)")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def write_video(filmed: Mapping[str, Mapping[str, Any]], path: Path, settle: float) -> int:
+    """Compose the labelled side-by-side MP4 from the runs' frames; returns the frame count."""
+    import imageio.v2 as imageio
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    conds = [c for c in ORDER if c in filmed]
+    n = min(len(filmed[c]["frames"]) for c in conds)
+    total_t = float(np.asarray(filmed[conds[0]]["time"])[-1])
+    frame_t = np.linspace(total_t / n, total_t, n)
+    fig = plt.figure(figsize=(9, 6), dpi=80)
+    canvas = FigureCanvasAgg(fig)
+    grid = fig.add_gridspec(2, 3, height_ratios=[1.1, 1])
+    img_axes = [fig.add_subplot(grid[0, i]) for i in range(len(conds))]
+    ax_xy, ax_h = fig.add_subplot(grid[1, :2]), fig.add_subplot(grid[1, 2])
+    ims = []
+    for ax, c in zip(img_axes, conds, strict=False):
+        ims.append(ax.imshow(filmed[c]["frames"][0]))
+        ax.set_title(LABELS[c], color=COLORS[c], fontsize=10)
+        ax.axis("off")
+    lines_xy, lines_h = {}, {}
+    for c in conds:
+        p = np.asarray(filmed[c]["position"])
+        ax_xy.plot(p[:, 0], p[:, 1], color=COLORS[c], lw=0.4, alpha=0.25)
+        (lines_xy[c],) = ax_xy.plot([], [], color=COLORS[c], lw=1.8, label=LABELS[c])
+        t, h = _rel_heading(filmed[c], settle)
+        ax_h.plot(t, h, color=COLORS[c], lw=0.4, alpha=0.25)
+        (lines_h[c],) = ax_h.plot([], [], color=COLORS[c], lw=1.8)
+    ax_xy.set_aspect("equal", adjustable="datalim")
+    ax_xy.set_xlabel("x (mm)")
+    ax_xy.set_ylabel("y (mm)")
+    ax_xy.legend(fontsize=7, loc="best")
+    ax_h.axvline(settle, color="k", lw=0.8, ls="--")
+    ax_h.set_xlabel("time (s)")
+    ax_h.set_ylabel("heading since onset (deg)")
+    title = fig.suptitle("")
+    fig.tight_layout()
+    with cast(Any, imageio.get_writer(path, fps=15, macro_block_size=1)) as writer:
+        for k in range(n):
+            for im, c in zip(ims, conds, strict=False):
+                im.set_data(filmed[c]["frames"][k])
+            for c in conds:
+                t = np.asarray(filmed[c]["time"])
+                j = int(np.searchsorted(t, frame_t[k])) + 1
+                p = np.asarray(filmed[c]["position"])[:j]
+                lines_xy[c].set_data(p[:, 0], p[:, 1])
+                th, h = _rel_heading(filmed[c], settle)
+                lines_h[c].set_data(th[:j], h[:j])
+            phase = "stimulus ON" if frame_t[k] >= settle else "walking, stimulus off"
+            title.set_text(f"t = {frame_t[k]:.2f} s simulated ({phase})")
+            canvas.draw()
+            writer.append_data(np.asarray(canvas.buffer_rgba())[..., :3].copy())
+    plt.close(fig)
+    return n
+
+
+def frame_strip(video: Path, png: Path, n: int = 4) -> Path:
+    """``n`` evenly spaced frames of ``video`` side by side (for docs and reports)."""
+    import imageio.v2 as imageio
+
+    frames = list(cast(Any, imageio.get_reader(video)))
+    idx = np.linspace(len(frames) // n, len(frames) - 1, n).astype(int)
+    imageio.imwrite(png, np.concatenate([frames[i] for i in idx], axis=1))
+    return png
