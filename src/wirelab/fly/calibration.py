@@ -52,12 +52,17 @@ def load_calibration() -> dict[str, Any]:
 
 
 def measure_run(
-    left: float, right: float, duration: float, settle: float, seed: int = 0
+    left: float,
+    right: float,
+    duration: float,
+    settle: float,
+    seed: int = 0,
+    timestep: float = 1e-4,
 ) -> dict[str, float]:
     """One flygym run with a constant signal; returns ``v`` (mm/s) and ``omega`` (rad/s)."""
     from wirelab.fly.flygym_body import FlygymBody
 
-    body = FlygymBody(seed=seed)
+    body = FlygymBody(seed=seed, timestep=timestep)
     try:
         n = round(duration / body.dt)
         every = max(1, round(STRIDE / body.dt))

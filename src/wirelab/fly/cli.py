@@ -15,7 +15,7 @@ import click
 from wirelab.cli_options import FINITE_FLOAT, finite_float, out_option
 from wirelab.errors import UsageError
 from wirelab.fly.bodies import BODIES
-from wirelab.fly.cli_turns import turns_cmd
+from wirelab.fly.cli_turns import timestep_cmd, turns_cmd
 from wirelab.fly.options import (
     connectome_option,
     controller_options,
@@ -43,6 +43,7 @@ def group() -> None:
 
 
 group.add_command(turns_cmd)
+group.add_command(timestep_cmd)
 
 
 @group.command("calibrate")
@@ -265,6 +266,16 @@ def lateralization_cmd(
     default=None,
     help="MP4 of the first flygym test trial.",
 )
+@timestep_option
+@click.option(
+    "--workers", type=click.IntRange(1, 2), default=2, show_default=True, help="flygym processes."
+)
+@click.option(
+    "--baseline-trials",
+    type=click.IntRange(min=1),
+    default=None,
+    help="flygym: trials of the constant and random baselines (default: --trials).",
+)
 @connectome_option
 @out_option()
 def taxis_cmd(
@@ -281,6 +292,9 @@ def taxis_cmd(
     update_steps: int,
     seed: int,
     video: Path | None,
+    timestep: float,
+    workers: int,
+    baseline_trials: int | None,
     connectome: str,
     out: Path,
     overwrite: bool,
@@ -307,6 +321,9 @@ def taxis_cmd(
         mirror=mirror,
         video=video,
         connectome=connectome,
+        timestep=timestep,
+        workers=workers,
+        baseline_trials=baseline_trials,
     )
     m = run(config, out, overwrite=overwrite)
     for r in m["conditions"]:

@@ -3,7 +3,8 @@
 ``run_loop`` works for one flygym fly or a batch of kinematic flies. Every ``K`` body steps it
 calls ``sense(obs) -> u`` ``(B, 2)``, advances the controller (if any) with ``u``, asks
 ``decide(obs, u, dn, features) -> signal`` ``(B, 2)`` and holds that signal for the next ``K``
-body steps. One row of the returned `Trace` is recorded per update.
+body steps. One row of the returned `Trace` is recorded per update. ``stop(obs) -> bool``, when
+given, ends the run early after any update (e.g. a fly that reached the odor source).
 """
 
 from __future__ import annotations
@@ -52,6 +53,7 @@ def run_loop(
     steps_per_update: int | None = None,
     record_features: bool = False,
     progress: Callable[[float], None] | None = None,
+    stop: Callable[[Observation], bool] | None = None,
 ) -> Trace:
     """Run ``duration`` simulated seconds (see module docstring)."""
     if duration <= 0:
@@ -95,6 +97,8 @@ def run_loop(
             obs = body.act(batched_signal)
         if progress is not None:
             progress((s + 1) / n_updates)
+        if stop is not None and stop(obs):
+            break
     return Trace(
         time=np.array(rows["time"]),
         position=np.array(rows["position"]),

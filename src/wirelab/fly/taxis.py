@@ -21,7 +21,9 @@ plus Ornstein-Uhlenbeck exploration noise on the turn command, recording the rea
 (DN-VNC, optionally DN-SEZ) and the clean teacher signal; ridge regression (`fit_ridge_cv`, ridge
 chosen by leave-runs-out CV) maps the states to the signal. Deployment: the fitted readout drives
 the body in closed loop on ``trials`` new random starts (different seed). The same is done for
-null-model reservoirs; baselines walk with a constant ``[1, 1]`` or a random signal.
+null-model reservoirs; baselines walk with a constant ``[1, 1]`` or a random signal, and the
+``input-only`` readout maps the encoded antenna inputs ``u`` ``(B, 2)`` straight to the drive
+(``u @ W + b``, ridge-fitted on the same training runs, no reservoir).
 Metrics per condition: ``success_rate``, ``path_efficiency`` (straight distance to the success
 circle / path walked, successful trials), ``time_to_source_s`` (successful trials).
 """
@@ -180,7 +182,18 @@ def train_readout(
     mapping, ridge, scores = fit_ridge_cv(x, y, groups)
     pred = mapping(None, x)  # type: ignore[arg-type]
     r2 = 1 - np.sum((pred - y) ** 2) / np.sum((y - y.mean(axis=0)) ** 2)
-    return mapping, {"ridge": ridge, "cv_mse": scores, "train_r2": float(r2), "samples": s * b}
+    u = trace.inputs.reshape(s * b, 2)
+    direct, direct_ridge, _ = fit_ridge_cv(u, y, groups)
+    r2_direct = 1 - np.sum((direct(None, u) - y) ** 2) / np.sum((y - y.mean(axis=0)) ** 2)  # type: ignore[arg-type]
+    return mapping, {
+        "ridge": ridge,
+        "cv_mse": scores,
+        "train_r2": float(r2),
+        "samples": s * b,
+        "input_only": direct,
+        "input_only_r2": float(r2_direct),
+        "input_only_ridge": direct_ridge,
+    }
 
 
 def evaluate(trace: Trace, cfg: TaxisConfig, dt_u: float) -> dict[str, Any]:
@@ -215,9 +228,11 @@ def deploy(
     weights: sp.spmatrix | None = None,
     body: Body | None = None,
     progress: Callable[[float], None] | None = None,
+    stop: Callable[[Observation], bool] | None = None,
 ) -> tuple[Trace, dict[str, Any]]:
-    """Closed-loop test: ``policy`` is ``reservoir`` (needs ``mapping``), ``teacher``,
-    ``constant`` or ``random``. Kinematic batch of ``cfg.trials`` unless ``body`` is given."""
+    """Closed-loop test: ``policy`` is ``reservoir`` (needs ``mapping``), ``input-only`` (a
+    mapping on the inputs), ``teacher``, ``constant`` or ``random``. Kinematic batch of
+    ``cfg.trials`` unless ``body`` is given; ``stop`` ends the run early (`run_loop`)."""
     b = body if body is not None else kinematic_body(cfg, cfg.trials, seed=cfg.seed)
     n = getattr(b, "batch", None) or 1
     ctrl = None
@@ -233,6 +248,9 @@ def deploy(
         if policy == "reservoir":
             assert mapping is not None
             return mapping(dn, f)
+        if policy == "input-only":
+            assert mapping is not None
+            return mapping(None, u)  # type: ignore[arg-type]
         if policy == "teacher":
             return teacher(cfg, _odor(obs))
         if policy == "constant":
@@ -244,6 +262,8 @@ def deploy(
             return rand_sig
         raise UsageError(f"unknown policy {policy!r}")
 
+    if policy == "input-only" and mapping is None:
+        raise UsageError("the input-only policy needs a trained mapping")
     if policy == "reservoir":
         if con is None or mapping is None:
             raise UsageError("the reservoir policy needs a connectome and a trained mapping")
@@ -257,6 +277,7 @@ def deploy(
             controller=ctrl,
             steps_per_update=k,
             progress=progress,
+            stop=stop,
         )
     finally:
         if body is not None:

@@ -1,10 +1,14 @@
 """The taxis study: baselines, teacher, the connectome and its nulls, trained then tested.
 
-Training always runs on the kinematic body (`wirelab.fly.taxis.train_readout`). Testing runs on
-the chosen body: a body with ``supports_batch`` (kinematic) tests all ``trials`` flies as one
-batch; any other body (flygym) runs them one after the other from the same random starts, and
-only the connectome and the baselines are tested on it (nulls and mirror are trained, not
-tested). `run` writes the result directory; see `wirelab.fly.taxis` for the task.
+Training always runs on the kinematic body (`wirelab.fly.taxis.train_readout`): a readout trained
+on the kinematic body is deployed on either body. Testing runs on the chosen body: a body with
+``supports_batch`` (kinematic) tests all ``trials`` flies as one batch; any other body (flygym)
+runs one fly per process from the same random starts (`wirelab.fly.taxis_trials`, at most two
+processes, a trial stops at the source), ``baseline_trials`` of them for the constant and random
+baselines (which rarely reach the source and so cost the whole time limit). Conditions: teacher,
+constant, random, the connectome, ``input-only`` (antenna inputs straight to the drive), the
+mirrored connectome and the degree-preserving nulls. `run` writes the result directory; see
+`wirelab.fly.taxis` for the task.
 """
 
 from __future__ import annotations
@@ -22,73 +26,15 @@ from wirelab.data.connectome import Connectome
 from wirelab.data.connectomes import load_connectome
 from wirelab.errors import UsageError
 from wirelab.fly.bodies import body_class, renderers
-from wirelab.fly.body import Body
 from wirelab.fly.controller import ControllerConfig
 from wirelab.fly.loop import Trace
 from wirelab.fly.mapping import LinearMapping
-from wirelab.fly.taxis import (
-    TaxisConfig,
-    deploy,
-    kinematic_body,
-    source,
-    starts,
-    train_readout,
-    wilson,
-)
+from wirelab.fly.taxis import TaxisConfig, deploy, kinematic_body, train_readout, wilson
+from wirelab.fly.taxis_trials import TrialSpec, run_trials
 from wirelab.progress import progress_bar
 from wirelab.results import experiment
 
 BASELINES = ("teacher", "constant", "random")
-
-
-def sequential_trials(
-    cfg: TaxisConfig,
-    policy: str,
-    con: Connectome,
-    ctrl_cfg: ControllerConfig,
-    mapping: LinearMapping | None,
-    video: Any,
-    cls: type[Body],
-) -> tuple[Trace, dict[str, Any]]:
-    """Test trials one fly at a time (same random starts as the batch); the first is filmed."""
-    xy, heading = starts(cfg, cfg.trials, cfg.seed)
-    results, traces = [], []
-    for i in range(cfg.trials):
-        kwargs: dict[str, Any] = {}
-        if cls.renders_video:
-            kwargs["video"] = video if (video and i == 0) else None
-        body = cls(
-            start_xy=(float(xy[i, 0]), float(xy[i, 1])),  # type: ignore[call-arg]
-            start_heading=float(heading[i]),
-            odor=source(cfg),
-            seed=cfg.seed + i,
-            **kwargs,
-        )
-        tr, res = deploy(cfg, policy, con, ctrl_cfg, mapping, body=body)
-        traces.append(tr)
-        results.append(res)
-    succ = [r["success"][0] for r in results]
-    n = len(traces[0].time)
-    merged = Trace(
-        time=traces[0].time,
-        position=np.concatenate([t.position[:n] for t in traces], axis=1),
-        heading=np.concatenate([t.heading[:n] for t in traces], axis=1),
-        inputs=np.concatenate([t.inputs for t in traces], axis=1),
-        signal=np.concatenate([t.signal for t in traces], axis=1),
-        dn=np.concatenate([t.dn for t in traces], axis=1),
-        extra={"final_position": np.concatenate([t.extra["final_position"] for t in traces])},
-    )
-    eff = [r["path_efficiency"] for r in results if r["path_efficiency"] is not None]
-    tts = [r["time_to_source_s"] for r in results if r["time_to_source_s"] is not None]
-    return merged, {
-        "trials": cfg.trials,
-        "successes": int(sum(succ)),
-        "success_rate": float(np.mean(succ)),
-        "path_efficiency": float(np.mean(eff)) if eff else None,
-        "time_to_source_s": float(np.mean(tts)) if tts else None,
-        "final_distance_mm": float(np.mean([r["final_distance_mm"] for r in results])),
-        "success": succ,
-    }
 
 
 def run_study(
@@ -100,6 +46,10 @@ def run_study(
     body: str = "kinematic",
     video: Any = None,
     progress: Callable[[float], None] | None = None,
+    timestep: float = 1e-4,
+    workers: int = 2,
+    baseline_trials: int | None = None,
+    connectome: str = "larva",
 ) -> tuple[list[dict[str, Any]], dict[str, Trace]]:
     """Baselines, teacher, the connectome and its nulls: train (kinematic) then test.
 
@@ -112,7 +62,7 @@ def run_study(
     if mirror:
         models.append(("mirror", mirrored(con)))
     models += [(f"degree-null-{i}", degree_preserving(con, cfg.seed + i)) for i in range(n_nulls)]
-    total = len(BASELINES) + 2 * len(models)
+    total = len(BASELINES) + 2 * len(models) + 1
     done = 0
 
     def tick() -> None:
@@ -129,9 +79,28 @@ def run_study(
             b = kinematic_body(cfg, cfg.trials, seed=cfg.seed, cls=cls)
             tr, res = deploy(cfg, policy, con, ctrl_cfg, mapping, weights=w, body=b)
         else:
-            if w is not None:
-                raise UsageError(f"{body} taxis tests the connectome and the baselines only")
-            tr, res = sequential_trials(cfg, policy, con, ctrl_cfg, mapping, video, cls)
+            n = cfg.trials
+            if policy in ("constant", "random") and baseline_trials:
+                n = min(n, baseline_trials)
+            model = name.replace("degree-null-", "null-")
+            if model.startswith("null-"):
+                model = f"null-{cfg.seed + int(model.split('-')[1])}"
+            specs = [
+                TrialSpec(
+                    i,
+                    policy,
+                    model,
+                    cfg,
+                    ctrl_cfg,
+                    mapping,
+                    body,
+                    timestep,
+                    str(video) if (video and i == 0 and name == "connectome") else None,
+                    connectome,
+                )
+                for i in range(n)
+            ]
+            tr, res = run_trials(specs, workers)
         traces[name] = tr
         res = {"condition": name, "body": body, **res}
         res["success_ci"] = wilson(res["successes"], res["trials"])
@@ -143,13 +112,15 @@ def run_study(
     for name, w in models:
         mapping, info = train_readout(con, ctrl_cfg, cfg, weights=w)
         tick()
-        if not cls.supports_batch and w is not None:
-            tick()
-            continue
         row = test(name, "reservoir", mapping, w)
         row.update({"train_r2": info["train_r2"], "ridge": info["ridge"]})
         rows.append(row)
         tick()
+        if name == "connectome":
+            row = test("input-only", "input-only", info["input_only"], None)
+            row.update({"train_r2": info["input_only_r2"], "ridge": info["input_only_ridge"]})
+            rows.append(row)
+            tick()
     return rows, traces
 
 
@@ -166,10 +137,17 @@ class TaxisStudyConfig:
     mirror: bool = True
     video: Path | None = None
     connectome: str = "larva"
+    timestep: float = 1e-4
+    workers: int = 2
+    baseline_trials: int | None = None
 
     def validate(self) -> None:
         if self.nulls < 0:
             raise UsageError("--nulls must be >= 0")
+        if not (np.isfinite(self.taxis.time_limit) and np.isfinite(self.timestep)):
+            raise UsageError("time limit and timestep must be finite")
+        if not 1 <= self.workers <= 2:
+            raise UsageError("--workers must be 1 or 2")
         if self.video and not body_class(self.body).renders_video:
             raise UsageError(
                 f"--video needs a body that renders: --body {' or '.join(renderers())}"
@@ -201,6 +179,9 @@ def run(
         "mirror": config.mirror,
         "video": config.video,
         "connectome": config.connectome,
+        "timestep": config.timestep,
+        "workers": config.workers,
+        "baseline_trials": config.baseline_trials,
     }
     with experiment(out, command="wirelab fly taxis", config=run_config, overwrite=overwrite) as rd:
         t0 = time.perf_counter()
@@ -214,6 +195,10 @@ def run(
                 body=config.body,
                 video=config.video,
                 progress=bar,
+                timestep=config.timestep,
+                workers=config.workers,
+                baseline_trials=config.baseline_trials,
+                connectome=config.connectome,
             )
         main = next(r for r in rows if r["condition"] == "connectome")
         rd.save_figure(taxis_bars(rows), "success_rate")

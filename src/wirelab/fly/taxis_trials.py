@@ -1,0 +1,135 @@
+"""Taxis test trials one fly per process (flygym): the trial stops when the fly reaches the source.
+
+`trial` is a top-level function of plain, picklable arguments (`TrialSpec`): a process pool of at
+most two workers runs the trials of a condition; each worker loads the connectome once (cached)
+and builds the model's weights (the connectome, ``mirror`` or ``null-i``) by name. A trial ends at
+``time_limit`` or as soon as the fly is within ``radius`` of the source (checked after every
+controller update), so successful trials cost only the time they need.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from multiprocessing import get_context
+from typing import Any
+
+import numpy as np
+
+from wirelab.fly.bodies import body_class
+from wirelab.fly.controller import ControllerConfig
+from wirelab.fly.loop import Trace
+from wirelab.fly.mapping import LinearMapping
+from wirelab.fly.taxis import TaxisConfig, deploy, source, starts
+from wirelab.fly.turns_runs import _connectome, _weights
+
+MAX_WORKERS = 2
+
+
+@dataclass(frozen=True)
+class TrialSpec:
+    """One test trial: the ``policy`` (`wirelab.fly.taxis.deploy`), the reservoir ``model``
+    (``connectome``, ``mirror``, ``null-i``; ignored by the baselines) and its trained mapping."""
+
+    index: int
+    policy: str
+    model: str
+    cfg: TaxisConfig
+    ctrl_cfg: ControllerConfig
+    mapping: LinearMapping | None
+    body: str = "flygym"
+    timestep: float = 1e-4
+    video: str | None = None
+    connectome: str = "larva"
+
+
+def trial(spec: TrialSpec) -> tuple[Trace, dict[str, Any]]:
+    """Run one trial from start ``index`` of ``starts(cfg, trials, cfg.seed)``."""
+    t0 = time.perf_counter()
+    cfg = spec.cfg
+    xy, heading = starts(cfg, cfg.trials, cfg.seed)
+    i = spec.index
+    cls = body_class(spec.body)
+    kwargs: dict[str, Any] = {}
+    if cls.renders_video:
+        kwargs.update(video=spec.video, timestep=spec.timestep)
+    body = cls(
+        start_xy=(float(xy[i, 0]), float(xy[i, 1])),  # type: ignore[call-arg]
+        start_heading=float(heading[i]),
+        odor=source(cfg),
+        seed=cfg.seed + i,
+        **kwargs,
+    )
+    con = _connectome(spec.connectome) if spec.policy != "input-only" else None
+    weights = None if spec.model == "connectome" else _weights(spec.connectome, spec.model)
+    src = np.asarray(source(cfg).xy)
+
+    def reached(obs: Any) -> bool:
+        return bool(np.linalg.norm(np.asarray(obs.position) - src) <= cfg.radius)
+
+    tr, res = deploy(
+        cfg, spec.policy, con, spec.ctrl_cfg, spec.mapping, weights=weights, body=body, stop=reached
+    )
+    res["wall_s"] = time.perf_counter() - t0
+    res["simulated_s"] = float(tr.time[-1]) if len(tr.time) else 0.0
+    return tr, res
+
+
+def run_trials(
+    specs: Sequence[TrialSpec],
+    workers: int = MAX_WORKERS,
+    advance: Callable[[], None] | None = None,
+) -> tuple[Trace, dict[str, Any]]:
+    """All ``specs`` (one condition), merged into one `Trace` ``(S, n, ...)`` and one result."""
+    out: list[tuple[Trace, dict[str, Any]] | None] = [None] * len(specs)
+    if workers <= 1 or len(specs) == 1:
+        for k, s in enumerate(specs):
+            out[k] = trial(s)
+            if advance:
+                advance()
+    else:
+        ctx = get_context("spawn")
+        with ProcessPoolExecutor(min(workers, MAX_WORKERS), mp_context=ctx) as pool:
+            futures = [pool.submit(trial, s) for s in specs]
+            for k, fut in enumerate(futures):
+                out[k] = fut.result()
+                if advance:
+                    advance()
+    done = [o for o in out if o is not None]
+    return merge([t for t, _ in done], [r for _, r in done], len(specs))
+
+
+def merge(traces: list[Trace], results: list[dict[str, Any]], n: int) -> tuple[Trace, dict]:
+    """One trace padded to the longest trial (a stopped trial repeats its last row)."""
+    s = max(len(t.time) for t in traces)
+
+    def pad(a: np.ndarray) -> np.ndarray:
+        return np.concatenate([a, np.repeat(a[-1:], s - len(a), axis=0)]) if len(a) < s else a
+
+    longest = max(traces, key=lambda t: len(t.time))
+    merged = Trace(
+        time=longest.time,
+        position=np.concatenate([pad(t.position) for t in traces], axis=1),
+        heading=np.concatenate([pad(t.heading) for t in traces], axis=1),
+        inputs=np.concatenate([pad(t.inputs) for t in traces], axis=1),
+        signal=np.concatenate([pad(t.signal) for t in traces], axis=1),
+        dn=np.concatenate([pad(t.dn) for t in traces], axis=1),
+        extra={"final_position": np.concatenate([t.extra["final_position"] for t in traces])},
+    )
+    succ = [bool(r["success"][0]) for r in results]
+    eff = [r["path_efficiency"] for r in results if r["path_efficiency"] is not None]
+    tts = [r["time_to_source_s"] for r in results if r["time_to_source_s"] is not None]
+    walls = [r["wall_s"] for r in results]
+    return merged, {
+        "trials": n,
+        "successes": int(sum(succ)),
+        "success_rate": float(np.mean(succ)),
+        "path_efficiency": float(np.mean(eff)) if eff else None,
+        "time_to_source_s": float(np.mean(tts)) if tts else None,
+        "final_distance_mm": float(np.mean([r["final_distance_mm"] for r in results])),
+        "success": succ,
+        "trial_wall_s_mean": float(np.mean(walls)),
+        "simulated_s_mean": float(np.mean([r["simulated_s"] for r in results])),
+    }

@@ -1,0 +1,79 @@
+"""Is a larger flygym physics step good enough? Compare it with 1e-4 s on calibration drives.
+
+For each constant drive ``[L, R]`` the fly walks ``duration`` s with the reference step and with
+the candidate step (same seed), and `wirelab.fly.calibration.measure_run` measures the forward
+speed ``v`` and yaw rate ``omega`` after ``settle`` s. The candidate passes when, for every drive,
+
+    |v - v_ref| <= tol * |v_ref|     and     |omega - omega_ref| <= tol * max(|omega_ref|, w_min)
+
+``w_min``, the largest reference yaw rate of the grid, is the scale for the straight drives,
+whose own reference yaw rate is about zero. Runs go to a process pool of at most two workers.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
+from multiprocessing import get_context
+from typing import Any
+
+from wirelab.fly.calibration import measure_run
+
+VALIDATION_GRID: tuple[tuple[float, float], ...] = ((1.0, 1.0), (1.2, 0.4), (0.4, 1.2))
+REFERENCE = 1e-4
+
+
+def _measure(args: tuple[float, float, float, float, int, float]) -> dict[str, float]:
+    t0 = time.perf_counter()
+    left, right, duration, settle, seed, timestep = args
+    r = measure_run(left, right, duration, settle, seed=seed, timestep=timestep)
+    r["timestep"] = timestep
+    r["wall_s"] = time.perf_counter() - t0
+    return r
+
+
+def validate_timestep(
+    timestep: float,
+    grid: Sequence[tuple[float, float]] = VALIDATION_GRID,
+    duration: float = 0.8,
+    settle: float = 0.2,
+    tol: float = 0.05,
+    seed: int = 0,
+    workers: int = 2,
+) -> dict[str, Any]:
+    """Per drive the reference and candidate ``v``/``omega``, their relative errors and ``ok``."""
+    jobs = [(l_, r_, duration, settle, seed, ts) for l_, r_ in grid for ts in (REFERENCE, timestep)]
+    if workers > 1:
+        with ProcessPoolExecutor(min(workers, 2), mp_context=get_context("spawn")) as pool:
+            res = list(pool.map(_measure, jobs))
+    else:
+        res = [_measure(j) for j in jobs]
+    ref, cand = res[0::2], res[1::2]
+    w_min = max(abs(r["omega"]) for r in ref)
+    rows = []
+    for a, b in zip(ref, cand, strict=True):
+        dv = abs(b["v"] - a["v"]) / abs(a["v"])
+        dw = abs(b["omega"] - a["omega"]) / max(abs(a["omega"]), w_min)
+        rows.append(
+            {
+                "left": a["left"],
+                "right": a["right"],
+                "v_ref": a["v"],
+                "v": b["v"],
+                "omega_ref": a["omega"],
+                "omega": b["omega"],
+                "v_rel_error": dv,
+                "omega_rel_error": dw,
+                "wall_s_ref": a["wall_s"],
+                "wall_s": b["wall_s"],
+                "ok": bool(dv <= tol and dw <= tol),
+            }
+        )
+    return {
+        "timestep": timestep,
+        "reference": REFERENCE,
+        "tol": tol,
+        "rows": rows,
+        "ok": all(r["ok"] for r in rows),
+    }
