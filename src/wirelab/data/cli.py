@@ -13,6 +13,7 @@ from rich.table import Table
 from wirelab.data.connectomes import CONNECTOMES, load_connectome
 from wirelab.data.dirs import cache_dir, data_dir
 from wirelab.data.download import fetch, verify
+from wirelab.data.mnist import mnist_info
 from wirelab.data.registry import DATASETS, get_dataset
 
 _NAMES = [*sorted(DATASETS), "all"]
@@ -91,8 +92,6 @@ def verify_cmd(name: str | None) -> None:
 def info_cmd(name: str, as_json: bool) -> None:
     """Describe dataset NAME from its real files (counts, shapes, populations)."""
     if name == "mnist":
-        from wirelab.data.mnist import mnist_info
-
         info: dict[str, object] = mnist_info()
     else:
         info = load_connectome(name).summary()

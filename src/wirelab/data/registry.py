@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
+from wirelab.errors import UsageError
+
 
 @dataclass(frozen=True)
 class RemoteFile:
@@ -121,8 +123,6 @@ DATASETS: dict[str, Dataset] = {d.name: d for d in (MNIST, LARVA)}
 
 def get_dataset(name: str) -> Dataset:
     """Look a dataset up by name; unknown names raise a `UsageError` listing the known ones."""
-    from wirelab.errors import UsageError
-
     try:
         return DATASETS[name]
     except KeyError:

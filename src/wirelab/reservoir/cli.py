@@ -12,6 +12,7 @@ from rich.table import Table
 from wirelab.cli_options import FINITE_FLOAT, SEED, finite_float, out_option
 from wirelab.data.connectomes import CONNECTOMES
 from wirelab.registry import RegistryChoice
+from wirelab.reservoir import diagnostics, experiment
 from wirelab.reservoir.nulls import NULLS
 from wirelab.reservoir.tasks import TASKS
 from wirelab.reservoir.weights import NORMALIZATIONS, parse_alphas
@@ -115,9 +116,7 @@ def run_cmd(
     overwrite: bool,
 ) -> None:
     """Score the connectome and its nulls on tasks over a range of gains; p-values and z."""
-    from wirelab.reservoir.experiment import ExperimentConfig, run
-
-    cfg = ExperimentConfig(
+    cfg = experiment.ExperimentConfig(
         tasks=list(TASKS) if "all" in tasks else list(dict.fromkeys(tasks)),
         alphas=[float(a) for a in parse_alphas(alpha)],
         connectome=connectome,
@@ -135,7 +134,7 @@ def run_cmd(
         workers=workers,
         quick=quick,
     )
-    metrics = run(cfg, out, overwrite=overwrite)
+    metrics = experiment.run(cfg, out, overwrite=overwrite)
     _print_summary(metrics, Console())
     click.echo(f"results: {out}")
 
@@ -218,9 +217,7 @@ def paths_cmd(
     overwrite: bool,
 ) -> None:
     """Hop distance, reachability and midline crossings from one population to another."""
-    from wirelab.reservoir.diagnostics import PathsConfig, run
-
-    cfg = PathsConfig(
+    cfg = diagnostics.PathsConfig(
         connectome=connectome,
         source=source,
         target=target,
@@ -230,7 +227,7 @@ def paths_cmd(
         populations=_split(populations) or [],
         steps=steps,
     )
-    result = run(cfg, out, overwrite=overwrite)
+    result = diagnostics.run(cfg, out, overwrite=overwrite)
     console = Console()
     r, m = result["reachability"], result["midline"]
     console.print(

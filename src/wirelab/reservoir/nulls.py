@@ -25,6 +25,7 @@ experiments use `degree_preserving` and `mirrored` directly on a `Connectome`.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -38,11 +39,6 @@ from wirelab.reservoir.weights import as_csr
 
 NullModel = Callable[[Any, int, Any], sp.csr_matrix]
 MAX_DENSE_N = 20_000  # the rewiring keeps an (N, N) byte adjacency
-
-try:
-    import numba as _nb
-except ImportError:  # pragma: no cover
-    _nb = None
 
 
 def _edges(source: Any) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
@@ -93,7 +89,14 @@ def _swap(pre: Any, post: Any, adj: Any, n: int, attempts: int, seed: int) -> in
     return done
 
 
-_swap_fast = _nb.njit(cache=True)(_swap) if _nb is not None else _swap
+@functools.cache
+def _swap_compiled() -> Callable[..., int]:
+    """`_swap` compiled by numba when installed (imported on the first rewiring), else as is."""
+    try:
+        import numba
+    except ImportError:  # pragma: no cover
+        return _swap
+    return numba.njit(cache=True)(_swap)
 
 
 def degree_preserving(source: Any, seed: int = 0, swaps_per_edge: int = 10) -> sp.csr_matrix:
@@ -103,7 +106,7 @@ def degree_preserving(source: Any, seed: int = 0, swaps_per_edge: int = 10) -> s
         raise UsageError(f"degree-preserving rewiring supports N <= {MAX_DENSE_N}, got {n}")
     adj = np.zeros(n * n, dtype=np.uint8)
     adj[pre * n + post] = 1
-    _swap_fast(pre, post, adj, n, int(swaps_per_edge * pre.size), int(seed) % (2**32))
+    _swap_compiled()(pre, post, adj, n, int(swaps_per_edge * pre.size), int(seed) % (2**32))
     return _csr(n, pre, post, w)
 
 

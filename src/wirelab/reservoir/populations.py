@@ -15,14 +15,11 @@ An empty selection raises `UsageError` naming the criteria, never an empty reado
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING
 
 import numpy as np
 
+from wirelab.data.connectome import Connectome
 from wirelab.errors import UsageError
-
-if TYPE_CHECKING:
-    from wirelab.data.connectome import Connectome
 
 SIDES = ("left", "right", "both")
 

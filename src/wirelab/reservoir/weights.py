@@ -24,16 +24,14 @@ Normalisations (then a global gain ``alpha``, ``W_final = alpha * normalize(W)``
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
+from wirelab.data.connectome import Connectome
 from wirelab.errors import UsageError
-
-if TYPE_CHECKING:
-    pass
 
 Normalization = Literal["spectral", "row", "column", "none"]
 NORMALIZATIONS: tuple[str, ...] = ("spectral", "row", "column", "none")
@@ -54,8 +52,6 @@ def as_csr(
             array would otherwise be ambiguous).
         orientation: how ``source`` is laid out. ``"post_pre"`` transposes it, explicitly.
     """
-    from wirelab.data.connectome import Connectome
-
     if isinstance(source, Connectome):
         if orientation != "pre_post":
             raise UsageError("a Connectome is always [pre, post]; do not pass orientation")
