@@ -46,10 +46,12 @@ def test_stimulate_left_and_right_write_metrics_for_both_normalisations(
         # row normalisation lets far more DN activity through than spectral scaling
         row, spec = m["by_normalization"]["row"], m["by_normalization"]["spectral"]
         assert row["dn_left"] + row["dn_right"] > 5 * (spec["dn_left"] + spec["dn_right"])
-    # the ipsilateral fixed mapping turns away from the more active DN side
+    # the evoked ipsilateral mapping turns away from the side whose DN-VNC the stimulus raises,
+    # and left and right stimulation turn the fly in opposite directions
     for m in metrics.values():
-        sign = -1 if m["dn_left"] > m["dn_right"] else 1
+        sign = -1 if m["evoked_left"] > m["evoked_right"] else 1
         assert sign * m["heading_change_deg"] > 0
+    assert metrics["left"]["heading_change_deg"] * metrics["right"]["heading_change_deg"] < 0
     # a finished run is not overwritten unless asked
     again = ("stimulate", "--side", "left", "--duration", "0.2", "--out", tmp_path / "left")
     assert fly(*again).returncode == 2
@@ -70,10 +72,22 @@ def test_bad_arguments_exit_2_with_one_line(tmp_path: Path) -> None:
         ("taxis", "--time-limit", "nan"),
         ("taxis", "--trials", "0"),
         ("calibrate", "--duration", "-inf"),
+        ("turns", "--duration", "nan"),
+        ("turns", "--gain", "inf"),
+        ("turns", "--settle", "-1"),
+        ("taxis", "--timestep", "nan"),
     ):
         r = fly(*args, "--out", out)
         assert r.returncode == 2 and one_line_error(r), (args, r.stderr)
     assert not out.exists()
+
+
+@pytest.mark.parametrize("out", ["/dev/null/run", "/proc/no-such-dir/run"])
+def test_an_out_that_cannot_be_created_is_one_line(out: str) -> None:
+    for args in (("stimulate", "--side", "left"), ("turns", "--body", "kinematic")):
+        r = fly(*args, "--duration", "0.1", "--out", out)
+        assert r.returncode in (1, 2) and one_line_error(r), r.stderr
+    assert not Path(out).exists()
 
 
 @requires_larva
@@ -143,6 +157,7 @@ def test_lateralization_and_taxis_write_their_result_dirs(tmp_path: Path, larva:
         "constant",
         "random",
         "connectome",
+        "input-only",
     ]
     assert {"success_rate.png", "trajectories.png"} <= {p.name for p in out.iterdir()}
     r = fly("taxis", "--video", tmp_path / "v.mp4", "--out", tmp_path / "taxis-video")

@@ -10,14 +10,21 @@ Fixed mapping (`FixedMapping`), on the mean DN-VNC activity of each side ``(dn_L
 
 ``dn(u)`` is the DN-VNC activity of the network driven by the sensory input ``u = [u_L, u_R]``
 and ``dn(u0)`` that of the same network (same weights, same initial state, advanced in the same
-batch) driven by the baseline input ``u0``: ``symmetric`` (default) ``u0 = [(u_L + u_R) / 2] * 2``,
-the same total input split equally between the sides, or ``none`` ``u0 = [0, 0]``. The tanh
-reservoir is silent without input (``x = 0`` is a fixed point), so ``none`` gives ``e = dn(u)``,
-i.e. the direct mapping; ``symmetric`` removes the response that any input evokes, including the
-network's fixed left/right bias (with row normalisation both one-sided olfactory stimuli leave the
-left DN-VNC more active), and keeps what depends on the side of the stimulus. The connectome
-decides the sign of ``e_L - e_R``; ``gain`` (> 0) only its size. Symmetric input, and no input,
-give ``e = 0``: the fly walks with ``[offset, offset]``.
+batch) driven by the baseline input ``u0``:
+
+    swapped (default)  u0 = [u_R, u_L]                 the same stimulus on the other side
+    symmetric          u0 = [(u_L + u_R) / 2] * 2      the same total input on both sides
+    none               u0 = [0, 0]
+
+The tanh reservoir is silent without input (``x = 0`` is a fixed point), so ``none`` gives
+``e = dn(u)``, i.e. the direct mapping. ``swapped`` and ``symmetric`` remove the response that any
+input evokes, including the network's fixed left/right bias (with row normalisation both one-sided
+olfactory stimuli leave the left DN-VNC more active), and keep what depends on the side of the
+stimulus. ``symmetric`` also keeps a common-mode part (with row normalisation the split input
+evokes more DN activity than the one-sided one, which lowers both drives); ``swapped`` has almost
+none, so larger gains do not saturate the drive. The connectome decides the sign of ``e_L - e_R``;
+``gain`` (> 0) only its size. Symmetric input, and no input, give ``e = 0``: the fly walks with
+``[offset, offset]``.
 
 Trained mapping (`LinearMapping`), on the readout neuron activities ``r`` ``(B, F)``::
 
@@ -40,7 +47,7 @@ from wirelab.reservoir.readout import Ridge
 
 SIDEDNESS = ("ipsilateral", "contralateral")
 RESPONSES = ("direct", "evoked")
-BASELINES = ("symmetric", "none")
+BASELINES = ("swapped", "symmetric", "none")
 EVOKED_GAIN = 10.0  # default gain of the evoked mapping (docs/fly.md: why 10)
 
 
@@ -49,8 +56,10 @@ class Mapping(Protocol):
 
 
 def baseline_input(u: np.ndarray, baseline: str = "symmetric") -> np.ndarray:
-    """``u0`` for the input ``u`` ``(B, 2)``: its bilateral mean on both sides, or zeros."""
+    """``u0`` for the input ``u`` ``(B, 2)``: sides swapped, bilateral mean, or zeros."""
     u = np.atleast_2d(np.asarray(u, dtype=np.float64))
+    if baseline == "swapped":
+        return u[..., ::-1].copy()
     if baseline == "none":
         return np.zeros_like(u)
     return np.repeat(u.mean(axis=-1, keepdims=True), 2, axis=-1)
@@ -69,7 +78,7 @@ class FixedMapping:
     gain: float = 1.0
     offset: float = 1.0
     response: str = "direct"
-    baseline: str = "symmetric"
+    baseline: str = "swapped"
 
     def __post_init__(self) -> None:
         if self.kind not in SIDEDNESS:

@@ -113,9 +113,10 @@ def mapping_options(f: F) -> F:
         click.option(
             "--baseline",
             type=click.Choice(BASELINES),
-            default="symmetric",
+            default="swapped",
             show_default=True,
-            help="Evoked mapping: u0 = the input's bilateral mean on both sides, or no input.",
+            help="Evoked mapping: u0 = the input with its sides swapped, its bilateral mean on "
+            "both sides, or no input.",
         ),
         click.option(
             "--gain",

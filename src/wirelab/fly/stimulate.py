@@ -4,7 +4,7 @@ For each normalisation (``row`` and ``spectral``) the sensory neurons of a modal
 the right or both sides receive a constant input ``u`` (``[1, 0]``, ``[0, 1]`` or ``[1, 1]``,
 times ``input_gain``); the controller's fixed mapping (`wirelab.fly.mapping.FixedMapping`,
 ``evoked`` by default: ``drive = offset + gain * (dn(u) - dn(u0))`` per side, ``u0`` the
-symmetric baseline) turns the DN-VNC activity into the drive of the body. Metrics per
+side-swapped input) turns the DN-VNC activity into the drive of the body. Metrics per
 normalisation::
 
     dn_left, dn_right        mean DN-VNC activity over the second half of the run (input u)

@@ -1,0 +1,100 @@
+"""The evoked mapping, the turn study on the kinematic body, early stop, and one short flygym
+check that left and right evoked drives turn NeuroMechFly in opposite directions."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tests.clirun import wirelab
+from tests.conftest import requires_larva
+from wirelab.fly.controller import ConnectomeController, ControllerConfig
+from wirelab.fly.mapping import FixedMapping, baseline_input
+
+
+def test_baseline_inputs() -> None:
+    u = np.array([[1.0, 0.0], [0.2, 0.6]])
+    assert np.allclose(baseline_input(u, "swapped"), np.array([[0.0, 1.0], [0.6, 0.2]]))
+    assert np.allclose(baseline_input(u, "symmetric"), [[0.5, 0.5], [0.4, 0.4]])
+    assert np.allclose(baseline_input(u, "none"), 0)
+    m = FixedMapping(gain=2.0, offset=1.0, response="evoked")
+    assert m.networks_per_fly == 2 and m.inputs(u).shape == (4, 2)
+    dn = np.array([[0.3, 0.1], [0.2, 0.2], [0.1, 0.3], [0.2, 0.2]])
+    assert np.allclose(m(dn, None), [[1.4, 0.6], [1.0, 1.0]])  # type: ignore[arg-type]
+
+
+@requires_larva
+def test_evoked_response_removes_the_shared_bias(larva: object) -> None:
+    """Direct: both one-sided stimuli raise the left DN-VNC more. Evoked: opposite signs; no
+    stimulus and symmetric stimulation give the resting drive exactly."""
+    from wirelab.data.connectomes import load_connectome
+
+    con = load_connectome("larva")
+    u = np.array([[1.0, 0.0], [0.0, 1.0], [0.0, 0.0], [1.0, 1.0]])
+    for baseline in ("swapped", "symmetric"):
+        m = FixedMapping(gain=10.0, response="evoked", baseline=baseline)
+        ctrl = ConnectomeController(con, ControllerConfig(), batch=2 * len(u))
+        for _ in range(20):
+            dn, f = ctrl.update(m.inputs(u))
+        direct = dn[: len(u)]
+        assert direct[0, 0] > direct[0, 1] and direct[1, 0] > direct[1, 1]  # the bias
+        e = m.evoked(dn)
+        assert np.sign(e[0, 0] - e[0, 1]) == -np.sign(e[1, 0] - e[1, 1]) != 0, baseline
+        assert np.allclose(m(dn, f)[2:], 1.0)  # control and both sides: [offset, offset]
+
+
+@requires_larva
+def test_turns_on_the_kinematic_body(tmp_path: Path, larva: object) -> None:
+    out = tmp_path / "turns"
+    r = wirelab(
+        "fly", "turns", "--body", "kinematic", "--no-video", "--workers", "1",
+        *("--seeds", "2", "--settle", "0.1", "--duration", "0.5", "--out", out),
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    m = json.loads((out / "metrics.json").read_text())
+    rows = {(x["model"], x["condition"]): x for x in m["table"]}
+    left, right = rows["row", "left"], rows["row", "right"]
+    assert left["turn"]["mean"] < 0 < right["turn"]["mean"]  # ipsilateral: away from stimulus
+    assert rows["row", "left-right"]["turn"]["mean"] < 0
+    assert rows["(all)", "control"]["turn"]["mean"] == pytest.approx(0.0, abs=1e-9)
+    assert {"headings.png", "turns.png"} <= {p.name for p in out.iterdir()}
+    assert m["timing"]["runs"] == 6
+
+
+def test_a_taxis_trial_stops_at_the_source() -> None:
+    from wirelab.fly.taxis import TaxisConfig
+    from wirelab.fly.taxis_trials import TrialSpec, run_trials
+
+    cfg = TaxisConfig(trials=2, time_limit=5.0, start_distance=(2.6, 2.8), heading_noise=0.0)
+    specs = [
+        TrialSpec(i, "teacher", "connectome", cfg, ControllerConfig(), None, body="kinematic")
+        for i in range(2)
+    ]
+    trace, res = run_trials(specs, workers=1)
+    assert res["successes"] >= 1
+    # a trial that reached the source stopped there instead of running to the 5 s limit
+    assert res["simulated_s_mean"] < 5.0
+    assert trace.position.shape[1] == 2
+
+
+@requires_larva
+@pytest.mark.fly
+def test_flygym_left_and_right_evoked_drives_turn_opposite_ways(
+    flygym_ok: None, larva: object
+) -> None:
+    from wirelab.fly.turns_runs import RunSpec, run_one
+
+    turns = {}
+    for side in ("left", "right"):
+        spec = RunSpec(
+            model="row", condition=side, seed=0, settle=0.0, duration=0.2,
+            mapping=FixedMapping(gain=60.0, response="evoked"), controller=ControllerConfig(),
+        )  # fmt: skip
+        r = run_one(spec)
+        assert r["mean_signal"][0] != pytest.approx(r["mean_signal"][1], abs=0.1)
+        turns[side] = r["turn_deg"]
+    # left stimulation raises the left DN-VNC (ipsilateral): stronger left legs, clockwise turn
+    assert turns["left"] < 0 < turns["right"], turns
