@@ -1,7 +1,9 @@
-"""Tour step: stimulate the olfactory sensory neurons on the left, then on the right.
+"""Tour step: left/right stimulation, then the turn study (left, right, control over 2 seeds).
 
-Uses NeuroMechFly (flygym) with a short video when flygym imports, else the kinematic body, and
-says which in its summary. Each side is one `wirelab.fly.stimulate.run` (rerun: ``overwrite``).
+Uses NeuroMechFly (flygym) with the side-by-side video when flygym imports, else the kinematic
+body, and says which in its summary. Each part is one experiment ``run`` (rerun: ``overwrite``):
+`wirelab.fly.stimulate.run` per side (evoked mapping) and `wirelab.fly.turns.run` (its table and
+``video.mp4`` / ``video_strip.png`` are what the report shows).
 """
 
 from __future__ import annotations
@@ -13,9 +15,12 @@ from wirelab.data.connectomes import load_connectome
 from wirelab.fly.bodies import body_class
 from wirelab.fly.controller import ControllerConfig
 from wirelab.fly.flygym_body import flygym_available
-from wirelab.fly.mapping import FixedMapping
 from wirelab.fly.stimulate import StimulateConfig
 from wirelab.fly.stimulate import run as stimulate
+from wirelab.fly.turns import TurnsConfig
+from wirelab.fly.turns import run as turns
+
+TURNS_TIMING = {True: (0.2, 0.3), False: (2.0, 2.0)}  # quick: (settle, stimulated) seconds
 
 
 def run(out: Path, quick: bool = False) -> dict[str, Any]:
@@ -28,7 +33,6 @@ def run(out: Path, quick: bool = False) -> dict[str, Any]:
         config = StimulateConfig(
             side=side,
             controller=ControllerConfig(modality="olfactory", normalize="row"),
-            mapping=FixedMapping("ipsilateral", gain=1.0, offset=1.0),
             body=body,
             duration=duration,
             compare=not quick,
@@ -37,4 +41,19 @@ def run(out: Path, quick: bool = False) -> dict[str, Any]:
         summary[f"LI_{side}"] = round(m["lateralization_index"], 3)
         summary[f"turn_{side}_deg"] = round(m["heading_change_deg"], 1)
     summary["simulated_s"] = duration
+    settle, stimulated = TURNS_TIMING[quick]
+    tc = TurnsConfig(
+        seeds=2,
+        settle=settle,
+        duration=stimulated,
+        body=body,
+        video=not reason,
+        workers=1 if reason else 2,
+    )
+    t = turns(tc, out / "turns", overwrite=True, progress=False)
+    for row in t["table"]:
+        if row["model"] == "row":
+            d = row.get("minus_control", row["turn"])
+            summary[f"turns_{row['condition']}_deg"] = round(d["mean"], 1)
+            summary[f"turns_{row['condition']}_ci"] = [round(x, 1) for x in d["ci"]]
     return summary
