@@ -75,7 +75,8 @@ class Layout:
     def decode(self, results: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``(B, num_results)`` result words -> ``(B,)`` class and ``(B, C)`` counts."""
         r = np.asarray(results, dtype=np.uint64)
-        bits = ((r[:, :, None] >> np.arange(32, dtype=np.uint64)) & 1).reshape(len(r), -1)
+        bits = ((r[:, :, None] >> np.arange(32, dtype=np.uint64)) & 1).astype(np.int64)
+        bits = bits.reshape(len(r), -1)  # (B, 32 * num_results)
         if self.head == "hw":
             cls = (bits[:, : self.class_bits] << np.arange(self.class_bits)).sum(-1)
             nb, cb = self.count_bits, self.class_bits

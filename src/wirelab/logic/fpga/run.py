@@ -79,6 +79,8 @@ def soc_run(
             result["fits"] = True
         except ToolError as exc:  # a design that does not fit: record nextpnr's reason
             result["fits"], result["pnr_error"] = False, str(exc)
+            need = re.search(r"of (\d+) ICESTORM_LCs", str(exc))
+            result["logic_cells_needed"] = int(need.group(1)) if need else None
     if simulate:
         result["simulation"] = _simulate(rd.path, simple, lay, work, root, images, max_cycles,
                                          log)  # fmt: skip
