@@ -27,6 +27,6 @@ def run(cfg: SummaryConfig, out: Path, *, overwrite: bool = False) -> dict[str, 
     connectome = load_connectome(cfg.connectome).summary()
     mnist = mnist_info()
     with experiment(
-        out, command="wirelab data summary", config=asdict(cfg), overwrite=overwrite
+        out, command="wirelab.data.summary.run", config=asdict(cfg), overwrite=overwrite
     ) as rd:
         return rd.finish({cfg.connectome: connectome, "mnist": mnist})
