@@ -192,7 +192,7 @@ def run(
     """The study into the result directory ``out``: ``metrics.json`` (``table``, every run's
     turn, timings), ``headings.png``, ``turns.png`` and, with ``video``, ``video.mp4`` and
     ``video_strip.png``. Returns the metrics."""
-    from wirelab.fly.turns_video import frame_strip, heading_plot, turn_plot, write_video
+    from wirelab.fly.turns_video import heading_plot, turn_plot, write_video
 
     specs = config.specs()  # validates
     cfg = asdict(config)
@@ -213,8 +213,7 @@ def run(
         if config.video:
             filmed = {r["condition"]: r for r in runs if r["frames"]}
             t_video = time.perf_counter()
-            write_video(filmed, rd.path / "video.mp4", config.settle)
-            frame_strip(rd.path / "video.mp4", rd.path / "video_strip.png")
+            write_video(filmed, rd.path / "video.mp4", config.settle, rd.path / "video_strip.png")
             metrics["timing"]["compose_video_s"] = time.perf_counter() - t_video
             metrics["video"] = str(rd.path / "video.mp4")
         return rd.finish(metrics)

@@ -91,8 +91,11 @@ def turn_plot(table: Sequence[Mapping[str, Any]]) -> Any:
     return fig
 
 
-def write_video(filmed: Mapping[str, Mapping[str, Any]], path: Path, settle: float) -> int:
-    """Compose the labelled side-by-side MP4 from the runs' frames; returns the frame count."""
+def write_video(
+    filmed: Mapping[str, Mapping[str, Any]], path: Path, settle: float, strip: Path | None = None
+) -> int:
+    """Compose the labelled side-by-side MP4 from the runs' frames (and ``strip``, a PNG of four
+    evenly spaced composite frames side by side); returns the frame count."""
     import imageio.v2 as imageio
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
@@ -127,6 +130,8 @@ def write_video(filmed: Mapping[str, Mapping[str, Any]], path: Path, settle: flo
     ax_h.set_ylabel("heading since onset (deg)")
     title = fig.suptitle("")
     fig.tight_layout()
+    keep = set(np.linspace(n // 4, n - 1, 4).astype(int).tolist())
+    kept: list[np.ndarray] = []
     with cast(Any, imageio.get_writer(path, fps=15, macro_block_size=1)) as writer:
         for k in range(n):
             for im, c in zip(ims, conds, strict=False):
@@ -141,16 +146,11 @@ def write_video(filmed: Mapping[str, Mapping[str, Any]], path: Path, settle: flo
             phase = "stimulus ON" if frame_t[k] >= settle else "walking, stimulus off"
             title.set_text(f"t = {frame_t[k]:.2f} s simulated ({phase})")
             canvas.draw()
-            writer.append_data(np.asarray(canvas.buffer_rgba())[..., :3].copy())
+            rgb = np.asarray(canvas.buffer_rgba())[..., :3].copy()
+            writer.append_data(rgb)
+            if k in keep:
+                kept.append(rgb)
     plt.close(fig)
+    if strip is not None:
+        imageio.imwrite(strip, np.concatenate(kept, axis=1))
     return n
-
-
-def frame_strip(video: Path, png: Path, n: int = 4) -> Path:
-    """``n`` evenly spaced frames of ``video`` side by side (for docs and reports)."""
-    import imageio.v2 as imageio
-
-    frames = list(cast(Any, imageio.get_reader(video)))
-    idx = np.linspace(len(frames) // n, len(frames) - 1, n).astype(int)
-    imageio.imwrite(png, np.concatenate([frames[i] for i in idx], axis=1))
-    return png
