@@ -148,5 +148,5 @@ def timestep_option(f: F) -> F:
         type=finite_float(1e-5, 5e-4),
         default=1e-4,
         show_default=True,
-        help="flygym physics step (s); 2e-4 is validated against 1e-4 (docs/fly.md).",
+        help="flygym physics step (s); check a step with `wirelab fly timestep` (docs/fly.md).",
     )(f)
