@@ -7,7 +7,8 @@ It follows the experiment contract (`wirelab.results.experiment`): a failure ins
 leaves ``failed.json``, which the sweep clears before it retries the point.
 ``--fail`` makes it exit 1; ``--flaky FILE`` fails on the first attempt only (creates FILE);
 ``--log FILE`` appends one line per invocation, so tests can count how often a point ran;
-``--sleep`` slows it.
+``--sleep`` slows it; ``--hang-once FILE`` hangs (sleeps 600 s) on the first attempt only
+(creates FILE), for tests that kill the sweep driver while a point runs.
 """
 
 from __future__ import annotations
@@ -50,6 +51,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--fail", action="store_true")
     ap.add_argument("--flaky", default=None)
     ap.add_argument("--log", default=None)
+    ap.add_argument("--hang-once", default=None)
     ap.add_argument("--out", required=True)
     a = ap.parse_args(argv)
     if a.log:
@@ -57,6 +59,9 @@ def main(argv: list[str] | None = None) -> int:
             fh.write(f"{a.n} {a.noise} {a.seed} threads={os.environ.get('OMP_NUM_THREADS')}\n")
     with experiment(a.out, command="python -m tests.sweep.toy", config=vars(a)) as rd:
         time.sleep(a.sleep)
+        if a.hang_once and not Path(a.hang_once).exists():
+            Path(a.hang_once).write_text(f"{os.getpid()}\n")
+            time.sleep(600)
         if a.fail:
             print("error: asked to fail", file=sys.stderr)
             raise SystemExit(1)

@@ -6,7 +6,9 @@ task as tasks finish; the driver (`wirelab.sweep.sweep`) writes them down.
 
 - ``local``: ``workers`` threads, each running one point's command as a subprocess whose thread
   pools (OpenMP, MKL, OpenBLAS, torch via ``OMP_NUM_THREADS``) are capped at
-  ``threads`` (default ``cpus // workers``), so that the machine is not oversubscribed.
+  ``threads`` (default ``cpus // workers``), so that the machine is not oversubscribed. Each
+  subprocess is its own process group (`wirelab.sweep.procs`); when ``run`` is left early (an
+  error, a signal, the generator closed) the running groups are killed before it returns.
 - ``ray`` (`wirelab.sweep.ray_backend`, imported only when chosen): tasks on a Ray cluster.
 
 Adding a backend is one module with a `Backend` subclass plus one ``BACKENDS.add`` line.
@@ -22,6 +24,7 @@ from pathlib import Path
 from typing import ClassVar
 
 from wirelab.registry import Registry
+from wirelab.sweep.procs import ProcessGroups
 from wirelab.sweep.runner import Outcome, run_point
 
 
@@ -54,6 +57,7 @@ class Backend:
     ) -> None:
         self.workers, self.threads, self.retries = workers, threads, retries
         self.timeout, self.address = timeout, address
+        self.groups = ProcessGroups()  # the point processes running now (local runs)
 
     def run(self, tasks: list[Task]) -> Iterator[Outcome]:
         raise NotImplementedError
@@ -69,6 +73,7 @@ class Backend:
             retries=self.retries,
             timeout=self.timeout,
             cwd=cwd,
+            groups=self.groups,
         )
 
 
@@ -77,7 +82,8 @@ class LocalBackend(Backend):
 
     def run(self, tasks: list[Task]) -> Iterator[Outcome]:
         cwd = os.getcwd()
-        with ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="sweep") as pool:
+        pool = ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="sweep")
+        try:
             pending: set[Future[Outcome]] = set()
             queue = list(reversed(tasks))
             while queue or pending:
@@ -86,6 +92,9 @@ class LocalBackend(Backend):
                 done, pending = wait(pending, return_when=FIRST_COMPLETED)
                 for fut in done:
                     yield fut.result()
+        finally:
+            self.groups.kill_all()  # nothing runs after a normal end; after an early exit, kill
+            pool.shutdown(wait=True, cancel_futures=True)
 
 
 BACKENDS = Registry[type[Backend]]("sweep backend")

@@ -1,5 +1,8 @@
 """``wirelab sweep GRID.toml --backend local|ray [--address ADDR] [--workers N] --out DIR``.
 
+``--max-points N`` raises the grid size limit (`wirelab.sweep.grid.DEFAULT_MAX_POINTS`), which is
+checked before any point is built.
+
 The backend choices are the names in `wirelab.sweep.backends.BACKENDS`, read when the option is
 parsed (so a backend registered later is accepted too).
 """
@@ -11,6 +14,7 @@ from pathlib import Path
 import click
 
 from wirelab.sweep.backends import BACKENDS
+from wirelab.sweep.grid import DEFAULT_MAX_POINTS
 
 
 @click.command("sweep")
@@ -39,6 +43,13 @@ from wirelab.sweep.backends import BACKENDS
 @click.option(
     "--no-batch", is_flag=True, help="Run every point on its own even if the grid has [batch]."
 )
+@click.option(
+    "--max-points",
+    type=click.IntRange(1),
+    default=DEFAULT_MAX_POINTS,
+    show_default=True,
+    help="Refuse grids with more points than this (checked before any point is built).",
+)
 def command(
     grid_file: Path,
     backend: str,
@@ -49,6 +60,7 @@ def command(
     out: Path,
     dry_run: bool,
     no_batch: bool,
+    max_points: int,
 ) -> None:
     """Run every point of a grid of experiments; skip points already complete in --out.
 
@@ -59,7 +71,7 @@ def command(
     from wirelab.sweep.grid import display_argv, load_grid
     from wirelab.sweep.sweep import point_dir_id, run_sweep
 
-    grid = load_grid(grid_file)
+    grid = load_grid(grid_file, max_points=max_points)
     if dry_run:
         groups, singles = plan(grid, None if no_batch else grid.batch, grid.points())
         for g in groups:

@@ -21,6 +21,10 @@
     dense = { repeat = "width", times = "depth" }   # table columns only): --dense 64,64,64
     name = { format = "w{width}-d{depth}" }
 
+A grid may have at most ``max_points`` points (`DEFAULT_MAX_POINTS`; ``wirelab sweep
+--max-points N`` raises it); the size is the product of the value counts, checked before any list
+of values or points is built, so a mistyped range fails at once.
+
 Keys become options with underscores turned into dashes (``batch_size`` -> ``--batch-size``);
 ``true`` passes a bare flag, ``false`` leaves it out. A point is named by a hash of its
 parameters, the command and the fixed options (`wirelab.sweep.sweep.point_dir_id`), so adding
@@ -31,6 +35,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
 import re
 import shlex
 import sys
@@ -44,6 +49,7 @@ import numpy as np
 from wirelab.errors import UsageError
 
 Scalar = bool | int | float | str
+DEFAULT_MAX_POINTS = 10_000
 
 
 @dataclass(frozen=True)
@@ -119,7 +125,10 @@ class Grid:
 
 def command_argv(command: str) -> list[str]:
     """Split ``command``; a leading ``wirelab`` or ``python`` runs this very interpreter."""
-    argv = shlex.split(command)
+    try:
+        argv = shlex.split(command)
+    except ValueError as exc:  # e.g. "No closing quotation"
+        raise UsageError(f"the grid's command {command!r} cannot be split: {exc}") from None
     if not argv:
         raise UsageError("the grid's command is empty")
     if argv[0] == "wirelab":
@@ -159,8 +168,15 @@ def options(params: dict[str, Any]) -> list[str]:
     return out
 
 
-def _values(key: str, spec: Any) -> list[Any]:
-    """A ``[vary]`` entry -> its list of values."""
+def _too_many(what: str, count: int, max_points: int) -> UsageError:
+    return UsageError(
+        f"{what} has {count:,} points, over the limit of {max_points:,}; "
+        "pass --max-points N to allow more"
+    )
+
+
+def _values(key: str, spec: Any, max_points: int) -> list[Any]:
+    """A ``[vary]`` entry -> its list of values (counted before it is built)."""
     if isinstance(spec, list):
         if not spec:
             raise UsageError(f"vary.{key} is an empty list")
@@ -170,16 +186,26 @@ def _values(key: str, spec: Any) -> list[Any]:
             args = spec["range"]
             if not (1 <= len(args) <= 3 and all(isinstance(a, int) for a in args)):
                 raise UsageError(f"vary.{key}.range takes 1-3 integers, got {args}")
-            values: list[Any] = list(range(*args))
+            if len(args) == 3 and args[2] == 0:
+                raise UsageError(f"vary.{key}.range = {args}: the step must not be zero")
+            span = range(*args)
+            if not span:
+                raise UsageError(
+                    f"vary.{key}.range = {args} gives no values (the step must go from start "
+                    "towards stop)"
+                )
+            if len(span) > max_points:
+                raise _too_many(f"vary.{key}.range = {args}", len(span), max_points)
+            values: list[Any] = list(span)
         elif set(spec) == {"linspace"} and isinstance(spec["linspace"], list):
             args = spec["linspace"]
             if len(args) != 3 or not isinstance(args[2], int) or args[2] < 1:
                 raise UsageError(f"vary.{key}.linspace takes [start, stop, count], got {args}")
+            if args[2] > max_points:
+                raise _too_many(f"vary.{key}.linspace = {args}", args[2], max_points)
             values = [round(float(v), 12) for v in np.linspace(args[0], args[1], args[2])]
         else:
             raise UsageError(f"vary.{key}: use a list, {{range = [...]}} or {{linspace = [...]}}")
-        if not values:
-            raise UsageError(f"vary.{key} gives no values")
         return values
     return [spec]
 
@@ -214,7 +240,10 @@ def _batch_spec(doc: Any, grid: Grid, source: str) -> BatchSpec | None:
     return BatchSpec(key, rows)
 
 
-def parse_grid(doc: dict[str, Any], source: str = "") -> Grid:
+def parse_grid(
+    doc: dict[str, Any], source: str = "", *, max_points: int = DEFAULT_MAX_POINTS
+) -> Grid:
+    """Check a parsed grid document; every mistake is a one-line `UsageError`."""
     unknown = set(doc) - {"sweep", "fixed", "vary", "derive", "batch", "description"}
     if unknown:
         raise UsageError(f"{source}: unknown tables {', '.join(sorted(unknown))}")
@@ -225,7 +254,11 @@ def parse_grid(doc: dict[str, Any], source: str = "") -> Grid:
     if bad:
         raise UsageError(f"{source}: unknown [sweep] keys {', '.join(sorted(bad))}")
     fixed = dict(doc.get("fixed", {}))
-    vary = {str(k): _values(str(k), v) for k, v in doc.get("vary", {}).items()}
+    vary = {str(k): _values(str(k), v, max_points) for k, v in doc.get("vary", {}).items()}
+    size = math.prod(len(v) for v in vary.values())
+    if size > max_points:
+        counts = " x ".join(f"{len(v):,}" for v in vary.values())
+        raise _too_many(f"{source}: the grid ({counts})", size, max_points)
     both = set(fixed) & set(vary)
     if both:
         raise UsageError(f"{source}: {', '.join(sorted(both))} both fixed and varied")
@@ -238,12 +271,15 @@ def parse_grid(doc: dict[str, Any], source: str = "") -> Grid:
     retries = sweep.get("retries", 1)
     if not isinstance(retries, int) or retries < 0:
         raise UsageError(f"{source}: retries must be a non-negative integer")
+    metric = sweep.get("metric")
+    if metric is not None and (not isinstance(metric, str) or not metric):
+        raise UsageError(f'{source}: metric must be a column name, e.g. metric = "test_accuracy"')
     grid = Grid(
         command=sweep["command"],
         fixed=fixed,
         vary=vary,
         derive=derive,
-        metric=sweep.get("metric"),
+        metric=metric,
         retries=retries,
         source=source,
     )
@@ -255,7 +291,7 @@ def parse_grid(doc: dict[str, Any], source: str = "") -> Grid:
     return grid
 
 
-def load_grid(path: str | Path) -> Grid:
+def load_grid(path: str | Path, *, max_points: int = DEFAULT_MAX_POINTS) -> Grid:
     """Read and check a grid file; every mistake is a one-line `UsageError`."""
     p = Path(path)
     if not p.is_file():
@@ -264,4 +300,4 @@ def load_grid(path: str | Path) -> Grid:
         doc = tomllib.loads(p.read_text())
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise UsageError(f"{p}: {exc}") from None
-    return parse_grid(doc, str(p))
+    return parse_grid(doc, str(p), max_points=max_points)

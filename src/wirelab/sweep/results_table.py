@@ -16,6 +16,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
+from wirelab.errors import UsageError
 from wirelab.results import atomic_write_bytes
 
 BASE_COLUMNS = ("index", "point", "status", "attempts", "seconds", "error")
@@ -95,14 +96,36 @@ def numeric_metrics(rows: list[dict[str, Any]], params: list[str]) -> list[str]:
     return names
 
 
+def check_metric(
+    metric: str | None, rows: list[dict[str, Any]], params: list[str], source: str = ""
+) -> bool:
+    """False while no complete row can tell; True once one has ``metric`` as a number (or null:
+    non-finite). A complete row without it is a one-line `UsageError` naming the numeric columns."""
+    ok = [r for r in rows if r.get("status") == "ok"]
+    if metric is None or not ok:
+        return metric is None
+    row = ok[0]
+    value = row.get(metric, "")
+    if value is None or (isinstance(value, (int, float)) and not isinstance(value, bool)):
+        return True
+    skip = {*BASE_COLUMNS, *params}
+    numeric = [k for k, v in row.items() if k not in skip and isinstance(v, (int, float))]
+    raise UsageError(
+        f"{source or 'grid'}: metric {metric!r} is not a numeric column of the results "
+        f"(point {row['point']}); numeric columns: {', '.join(numeric) or 'none'}"
+    )
+
+
 def summary_plot(
     path: Path, rows: list[dict[str, Any]], params: list[str], metric: str | None
 ) -> tuple[Path | None, str | None]:
-    """Plot ``metric`` against the first varied parameter, one line per other setting, mean and
-    standard deviation over ``seed``. Returns (png path or None, the metric plotted)."""
+    """Plot ``metric`` (default: the first numeric, non-timing column) against the first varied
+    parameter, one line per other setting, mean and standard deviation over ``seed``. Returns
+    (png path or None, the metric plotted)."""
     ok = [r for r in rows if r.get("status") == "ok"]
     candidates = numeric_metrics(ok, params)
-    metric = metric if metric in candidates else (candidates[0] if candidates else None)
+    if metric is None:  # a named metric was checked by the driver (`sweep.check_metric`)
+        metric = candidates[0] if candidates else None
     if metric is None or not params:
         return None, metric
     import matplotlib

@@ -4,6 +4,10 @@ Both backends call `run_point`. The local backend runs it in the point's result 
 backend runs it on a worker in a temporary directory and ships the files back to the driver
 (`collect_files` / `write_files`), so a cluster needs no shared file system.
 
+Each attempt runs in its own process group, recorded in the driver's `ProcessGroups` and in a
+marker file in the point's directory (`wirelab.sweep.procs`): a timeout kills the whole group, and
+so does the driver when it stops.
+
 A point *succeeded* when the command exits 0 and left ``metrics.json``; anything else is an
 attempt that failed, and after ``1 + retries`` attempts the point is recorded as failed with the
 last line its command printed to stderr.
@@ -21,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from wirelab.results import FAILED, METRICS, atomic_write_bytes
+from wirelab.sweep.procs import ProcessGroups, clear_marker, kill_group, write_marker
 
 THREAD_VARS = (
     "OMP_NUM_THREADS",
@@ -68,6 +73,48 @@ def _last_error_line(log: str) -> str:
     return lines[-1][:500] if lines else "no output"
 
 
+def _attempt(
+    argv: list[str],
+    out_path: Path,
+    threads: int,
+    timeout: float | None,
+    cwd: str | None,
+    groups: ProcessGroups,
+) -> tuple[int | str, str]:
+    """One run of ``argv`` in a new process group: (exit code or "timeout"/"oserror", log)."""
+    head = f"$ {' '.join(argv)}\n"
+    try:
+        proc = subprocess.Popen(
+            argv,
+            env=point_env(threads),
+            cwd=cwd if cwd and Path(cwd).is_dir() else None,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            errors="replace",
+            start_new_session=True,  # its own process group: pgid = proc.pid
+        )
+    except OSError as exc:
+        return "oserror", f"{head}{exc}"
+    groups.add(proc.pid)
+    try:
+        write_marker(out_path, proc.pid, argv)
+        try:
+            stdout, stderr = proc.communicate(timeout=timeout)
+            return proc.returncode, f"{head}{stdout}\n{stderr}"
+        except subprocess.TimeoutExpired:
+            kill_group(proc.pid)
+            stdout, stderr = proc.communicate()
+            return "timeout", f"{head}timed out after {timeout} s\n{stderr}"
+    finally:
+        if proc.poll() is None:  # this thread is leaving early: the group goes with it
+            kill_group(proc.pid)
+            proc.wait()
+        groups.discard(proc.pid)
+        clear_marker(out_path)
+
+
 def run_point(
     point_id: str,
     argv: list[str],
@@ -77,42 +124,33 @@ def run_point(
     retries: int = 1,
     timeout: float | None = None,
     cwd: str | None = None,
+    groups: ProcessGroups | None = None,
 ) -> Outcome:
-    """Run ``argv`` (whose ``--out`` is ``out``) until it succeeds or ``1 + retries`` attempts."""
+    """Run ``argv`` (whose ``--out`` is ``out``) until it succeeds or ``1 + retries`` attempts;
+    no new attempt starts once ``groups`` is stopping (the driver is exiting)."""
+    groups = groups or ProcessGroups()
     out_path = Path(out)
     t0 = time.perf_counter()
     error = ""
     attempt = 0
     for attempt in range(1, retries + 2):
+        if groups.stopping.is_set():
+            attempt -= 1
+            error = "stopped: the sweep driver is exiting"
+            break
         out_path.mkdir(parents=True, exist_ok=True)
         # the sweep decides to (re)run this point: a previous attempt's outcome is not kept, so
         # that the command does not refuse to rerun into a directory holding a failed run
         for stale in (METRICS, FAILED):
             (out_path / stale).unlink(missing_ok=True)
-        try:
-            proc = subprocess.run(
-                argv,
-                env=point_env(threads),
-                cwd=cwd if cwd and Path(cwd).is_dir() else None,
-                stdin=subprocess.DEVNULL,
-                capture_output=True,
-                text=True,
-                timeout=timeout,
-            )
-            log = f"$ {' '.join(argv)}\n{proc.stdout}\n{proc.stderr}"
-            rc: int | str = proc.returncode
-        except subprocess.TimeoutExpired as exc:
-            err = exc.stderr
-            text = err.decode(errors="replace") if isinstance(err, bytes) else str(err or "")
-            log = f"$ {' '.join(argv)}\ntimed out after {timeout} s\n{text}"
-            rc = "timeout"
-        except OSError as exc:
-            log, rc = f"$ {' '.join(argv)}\n{exc}", "oserror"
+        rc, log = _attempt(argv, out_path, threads, timeout, cwd, groups)
         atomic_write_bytes(out_path / LOG_NAME, log.encode(errors="replace"))
         if rc == 0 and (out_path / METRICS).is_file():
             return Outcome(point_id, "ok", attempt, time.perf_counter() - t0)
         (out_path / METRICS).unlink(missing_ok=True)  # a failed run is never complete
-        if rc == 0:
+        if groups.stopping.is_set():
+            error = "stopped: the sweep driver is exiting"
+        elif rc == 0:
             error = "exited 0 but wrote no metrics.json"
         elif rc == "timeout":
             error = f"timed out after {timeout} s"

@@ -13,14 +13,22 @@ Layout of ``--out DIR`` (itself a result directory)::
 
 A point whose ``metrics.json`` exists is complete and is not run again, so a sweep that was killed
 resumes where it stopped (its own directory is opened with ``resume=True``). A failed point is
-recorded (status ``failed`` with its error) and retried on the next start.
+recorded (status ``failed`` with its error) and retried on the next start. Points run in their own
+process groups, which the driver kills when it stops (also on SIGINT and SIGTERM); a point left
+running by a driver that was killed outright is found by its marker and killed before it is run
+again (`wirelab.sweep.procs`).
+
+The grid's ``metric`` must be a numeric column of the results: it is checked on the first
+complete point (before anything runs when resuming), and a name that is not there stops the sweep
+with a one-line error listing the numeric columns (nothing is silently plotted instead).
 
 `run_sweep` goes through named steps: `make_backend` (validation, before ``DIR`` is touched),
-`plan_sweep`, `run_tasks`, `result_rows`, `write_outputs`, `sweep_metrics`.
+`plan_sweep`, `reap_stale_points`, `run_tasks`, `result_rows`, `write_outputs`, `sweep_metrics`.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import time
@@ -37,7 +45,13 @@ from wirelab.results import experiment, read_json
 from wirelab.sweep.backends import BACKENDS, Backend, Task, threads_per_worker
 from wirelab.sweep.batch import Group, plan, point_metrics, split
 from wirelab.sweep.grid import Grid, Point, display_argv
-from wirelab.sweep.results_table import flatten_metrics, summary_plot, write_tables
+from wirelab.sweep.procs import reap_stale, sigterm_raises
+from wirelab.sweep.results_table import (
+    check_metric,
+    flatten_metrics,
+    summary_plot,
+    write_tables,
+)
 from wirelab.sweep.runner import Outcome, write_files
 
 
@@ -140,11 +154,20 @@ def run_sweep(
         "batch": batch,
     }
     command = f"wirelab sweep {grid.source}".strip()
-    with experiment(out, command=command, config=config, resume=True) as rd:
-        sp = plan_sweep(grid, out, batch)
+    sp = plan_sweep(grid, out, batch)
+    reap_stale_points(sp, console)  # before DIR is opened: another driver's sweep is refused
+    with sigterm_raises(), experiment(out, command=command, config=config, resume=True) as rd:
+        todo = {p.index for p in sp.todo}
+        done = [p for p in sp.points if p.index not in todo][:1]
+        rows = result_rows(grid, SweepPlan(done, sp.point_dirs, [], [], []), {})
+        check_metric(grid.metric, rows, list(grid.vary), grid.source)
         _announce(sp, console)
         outcomes = _previous_outcomes(out / "outcomes.jsonl")
-        failed = run_tasks(grid, sp, runner, out, outcomes, console, f"{backend} x{runner.workers}")
+        try:
+            label = f"{backend} x{runner.workers}"
+            failed = run_tasks(grid, sp, runner, out, outcomes, console, label)
+        finally:
+            runner.groups.kill_all()  # whatever stopped the driver, its points stop too
         rows = result_rows(grid, sp, outcomes)
         files, metric = write_outputs(out, rows, grid)
         seconds = time.perf_counter() - t0
@@ -185,6 +208,15 @@ def plan_sweep(grid: Grid, out: Path, batch: bool) -> SweepPlan:
     return SweepPlan(points, pdirs, todo, groups, tasks)
 
 
+def reap_stale_points(sp: SweepPlan, console: Console) -> None:
+    """Kill what a killed driver left running in the directories about to be run; refuse when
+    another driver still runs them (`wirelab.sweep.procs.reap_stale`)."""
+    for task in sp.tasks:
+        message = reap_stale(task.out)
+        if message:
+            console.print(message)
+
+
 def _announce(sp: SweepPlan, console: Console) -> None:
     if sp.resumed:
         console.print(f"resuming: {sp.resumed} of {len(sp.points)} points already complete")
@@ -206,16 +238,36 @@ def run_tasks(
     keeps what finished); batched runs are split into their points. Returns the failed points."""
     log_path = out / "outcomes.jsonl"
     by_group = {g.id: g for g in sp.groups}
+    by_id = {point_dir_id(grid, p): p for p in sp.todo}
     failed = 0
-    with progress_bar(f"sweep {label}", len(sp.points)) as bar:
+    metric_ok = grid.metric is None
+    with (
+        progress_bar(f"sweep {label}", len(sp.points)) as bar,
+        _closed(runner.run(sp.tasks)) as finished,  # closed early: the backend kills its points
+    ):
         bar.update(sp.resumed)
-        for outcome in runner.run(sp.tasks):
+        for outcome in finished:
             for po in _point_outcomes(grid, sp, by_group, outcome, out, outcomes, log_path):
                 failed += po.status != "ok"
                 if po.status != "ok":
                     console.print(f"[red]point {po.id} failed:[/] {po.error}")
+                elif not metric_ok and po.id in by_id:
+                    p = by_id[po.id]
+                    row = _row(grid, p, po.id, None, sp.point_dirs[p.index])
+                    metric_ok = check_metric(grid.metric, [row], list(grid.vary), grid.source)
                 bar.advance()
     return failed
+
+
+@contextlib.contextmanager
+def _closed(outcomes: Iterator[Outcome]) -> Iterator[Iterator[Outcome]]:
+    """``outcomes``, closed on leaving (a generator's cleanup runs now, not when collected)."""
+    try:
+        yield outcomes
+    finally:
+        close = getattr(outcomes, "close", None)
+        if callable(close):
+            close()
 
 
 def _point_outcomes(
