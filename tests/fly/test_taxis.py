@@ -78,7 +78,7 @@ def test_taxis_pipeline_trains_and_deploys_on_the_kinematic_body(larva: Connecto
     ctrl = ControllerConfig(modality="olfactory", update_steps=100)
     rows, traces = run_study(larva, ctrl, cfg, n_nulls=0, mirror=False)
     names = [r["condition"] for r in rows]
-    assert names == ["teacher", "constant", "random", "connectome"]
+    assert names == ["teacher", "constant", "random", "connectome", "input-only"]
     conn = rows[-1]
     assert conn["trials"] == 6 and 0.0 <= conn["success_rate"] <= 1.0
     assert conn["train_r2"] > 0.0  # the readout explains part of the teacher's signal
