@@ -37,7 +37,7 @@ class ProgressBar:
             self._bar.update(self._task, completed=self.completed)
         elif self._show_lines and self.total > 0:
             tenth = int(10 * min(self.completed / self.total, 1.0))
-            if tenth > self._tenth:
+            if tenth > max(self._tenth, 0):  # no "0%" line: a run that fails at once prints none
                 self._tenth = tenth
                 elapsed = time.perf_counter() - self._t0
                 print(f"{self.description}: {tenth * 10}% ({elapsed:.0f} s)", file=sys.stderr)
