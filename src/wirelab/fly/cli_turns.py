@@ -146,11 +146,15 @@ def turns_cmd(
 @click.option("--duration", type=finite_float(0.3, 5.0), default=0.8, show_default=True)
 @click.option("--settle", type=finite_float(0.0, 1.0), default=0.2, show_default=True)
 @click.option("--tol", type=finite_float(0.0, 1.0, min_open=True), default=0.05, show_default=True)
-def timestep_cmd(timestep: float, duration: float, settle: float, tol: float) -> None:
+@out_option(default="runs/fly/timestep")
+def timestep_cmd(
+    timestep: float, duration: float, settle: float, tol: float, out: Path, overwrite: bool
+) -> None:
     """Compare a flygym physics step with 1e-4 s on calibration drives (speed, yaw rate)."""
-    from wirelab.fly.timestep import validate_timestep
+    from wirelab.fly.timestep import TimestepConfig, run
 
-    r = validate_timestep(timestep, duration=duration, settle=settle, tol=tol)
+    cfg = TimestepConfig(timestep=timestep, duration=duration, settle=settle, tol=tol)
+    r = run(cfg, out, overwrite=overwrite)
     for row in r["rows"]:
         click.echo(
             f"[{row['left']:g}, {row['right']:g}] v {row['v_ref']:.2f} -> {row['v']:.2f} mm/s "

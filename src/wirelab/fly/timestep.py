@@ -15,10 +15,14 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
+from dataclasses import asdict, dataclass
 from multiprocessing import get_context
+from pathlib import Path
 from typing import Any
 
+from wirelab.errors import UsageError
 from wirelab.fly.calibration import measure_run
+from wirelab.results import experiment
 
 VALIDATION_GRID: tuple[tuple[float, float], ...] = ((1.0, 1.0), (1.2, 0.4), (0.4, 1.2))
 REFERENCE = 1e-4
@@ -77,3 +81,40 @@ def validate_timestep(
         "rows": rows,
         "ok": all(r["ok"] for r in rows),
     }
+
+
+@dataclass(frozen=True)
+class TimestepConfig:
+    """``wirelab fly timestep``: the candidate step, how long each drive walks, the tolerance."""
+
+    timestep: float = 2e-4
+    duration: float = 0.8
+    settle: float = 0.2
+    tol: float = 0.05
+    seed: int = 0
+    workers: int = 2
+
+    def validate(self) -> None:
+        if not 1e-5 <= self.timestep <= 1e-3:
+            raise UsageError(f"timestep must be in [1e-5, 1e-3] s, got {self.timestep:g}")
+        if not 0.0 <= self.settle < self.duration:
+            raise UsageError("settle must be >= 0 and shorter than duration")
+        if not 0.0 < self.tol <= 1.0:
+            raise UsageError(f"tol must be in (0, 1], got {self.tol:g}")
+
+
+def run(cfg: TimestepConfig, out: Path, *, overwrite: bool = False) -> dict[str, Any]:
+    """The validation as a result directory (``metrics.json``: the rows and ``ok``)."""
+    cfg.validate()
+    with experiment(
+        out, command="wirelab fly timestep", config=asdict(cfg), overwrite=overwrite
+    ) as rd:
+        r = validate_timestep(
+            cfg.timestep,
+            duration=cfg.duration,
+            settle=cfg.settle,
+            tol=cfg.tol,
+            seed=cfg.seed,
+            workers=cfg.workers,
+        )
+        return rd.finish(r)
