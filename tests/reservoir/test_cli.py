@@ -189,3 +189,13 @@ def test_connectome_paths(tmp_path: Path) -> None:
     assert m["reachability"]["reachable"] > 0.9
     assert abs(m["spectral_radius"] - 1.0) < 1e-6  # row-stochastic: Perron root 1
     assert m["response"]["sensory:left"]["DN-VNC:left"]["gain"] > 0
+
+
+@pytest.mark.parametrize(
+    "args",
+    [("connectome", "paths", "--steps", "-3"), ("reservoir", "run", "--seed", "-1")],
+)
+def test_negative_steps_and_seed_give_one_line(args: tuple[str, ...], tmp_path: Path) -> None:
+    r = wirelab(*args, "--out", tmp_path / "run")
+    assert r.returncode == 2 and one_line_error(r), r.stderr
+    assert not (tmp_path / "run").exists()
