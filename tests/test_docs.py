@@ -25,6 +25,7 @@ DOCS = ["reservoir", "logic", "report", "fly", "architecture", "logic-circuits"]
 SKIP = re.compile(r"^\s*#\s*doc-test:\s*skip\s*\((?P<why>[^)]*)\)", re.M)
 FENCE = re.compile(r"^```(?P<lang>[\w-]*)\n(?P<body>.*?)^```", re.M | re.S)
 MACHINE = re.compile(r"(?<![\w.])(/work/|/home/|/Users/|/tmp/|\.\./shared)")
+INLINE = re.compile(r"`((?:[A-Z_]+=\S+ )*(?:\S*/)?(?:wirelab|python)\b[^`]*)`")
 VENV = re.compile(r"(?<![\w.])\.venv/")
 ALLOWED_IDENTICAL = re.compile(
     r"bit-identical(ly)?|identical (inputs|gates)|repeated and identical inputs", re.I
@@ -50,7 +51,7 @@ def commands(path: Path) -> list[tuple[str, bool]]:
         setup = body.lstrip().startswith("# setup")
         out += [(ln, setup) for ln in body.splitlines() if ln.strip()]
     text = FENCE.sub("", path.read_text())
-    out += [(c, False) for c in re.findall(r"`((?:[A-Z_]+=\S+ )*(?:wirelab|python)\b[^`]*)`", text)]
+    out += [(c, False) for c in INLINE.findall(text)]
     return out
 
 
@@ -86,13 +87,15 @@ def test_checks_catch_what_they_are_for(tmp_path: Path) -> None:
     bad.write_text(
         "```bash\nWIRELAB_DATA_DIR=../shared/data .venv/bin/python x.py\n```\n"
         "```bash\n# setup\npython -m venv .venv && .venv/bin/pip install -e .\n```\n"
-        "Run `wirelab tour --out /tmp/tour`. Reruns give identical accuracies; "
+        "Run `wirelab tour --out /tmp/tour`, `.venv/bin/python f.py`. "
+        "Reruns give identical accuracies; "
         "bit-identical states.\n"
         "```python\n# doc-test: skip (needs flygym, minutes)\nimport flygym\n```\n"
     )
     assert machine_paths(bad) == [
         "WIRELAB_DATA_DIR=../shared/data .venv/bin/python x.py",
         "wirelab tour --out /tmp/tour",
+        ".venv/bin/python f.py",
     ]
     assert len(identical_claims(bad)) == 1
     assert SKIP.search(fenced(bad, ("python",))[0])
