@@ -8,6 +8,7 @@ import http.server
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Literal
 
 import pytest
 
@@ -59,12 +60,12 @@ def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path / "cache"
 
 
-def _remote(url: str, content: str = "file") -> RemoteFile:
+def _remote(url: str, content: Literal["file", "gunzip"] = "file") -> RemoteFile:
     sha = hashlib.sha256(PAYLOAD).hexdigest()
     name = url.rsplit("/", 1)[-1]
     return RemoteFile(
         path=f"test/{name}", urls=(url,), sha256=sha, size=len(PAYLOAD), content=content
-    )  # type: ignore[arg-type]
+    )
 
 
 def _leftovers(cache: Path) -> list[Path]:

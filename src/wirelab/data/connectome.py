@@ -204,23 +204,45 @@ def _read_annotations(zip_path: Path) -> list[dict[str, str]]:
         return list(csv.DictReader(io.TextIOWrapper(raw, encoding="utf-8")))
 
 
+def derived_keys() -> set[str]:
+    """The arrays a derived connectome ``.npz`` must hold: ids plus COO triplets per matrix."""
+    mats = ["all", *EDGE_TYPES]
+    return {"skeleton_ids"} | {f"{m}_{part}" for m in mats for part in ("row", "col", "data")}
+
+
+def _read_derived(derived: Path) -> dict[str, np.ndarray] | None:
+    """The cached arrays, or None when the file is absent, unreadable or not what we wrote."""
+    try:
+        with np.load(derived, allow_pickle=False) as npz:
+            arrays = {k: npz[k] for k in npz.files}
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile):
+        return None
+    return arrays if set(arrays) == derived_keys() else None
+
+
 def _cached_arrays(zip_path: Path) -> dict[str, np.ndarray]:
+    """Arrays parsed from the archive, cached as a derived ``.npz``.
+
+    A cached file that cannot be read or holds other arrays is rebuilt; a cache that cannot be
+    written (read-only, or a path that is a file) only costs the parse next time.
+    """
     derived = (
         cache_dir() / "derived" / f"larva-{LARVA.files[0].sha256[:16]}-v{_DERIVED_VERSION}.npz"
     )
-    if derived.is_file():
-        try:
-            with np.load(derived) as npz:
-                return {k: npz[k] for k in npz.files}
-        except (OSError, ValueError, zipfile.BadZipFile):
-            derived.unlink(missing_ok=True)
+    if derived.is_file() and (arrays := _read_derived(derived)) is not None:
+        return arrays
     arrays = _parse_matrices(zip_path)
-    derived.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=derived.parent, suffix=".npz")
+    try:
+        derived.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=derived.parent, suffix=".npz")
+    except OSError:
+        return arrays
     try:
         with os.fdopen(fd, "wb") as fh:
             np.savez_compressed(fh, **arrays)
         os.replace(tmp, derived)
+    except OSError:
+        Path(tmp).unlink(missing_ok=True)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise

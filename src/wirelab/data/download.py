@@ -29,7 +29,13 @@ from typing import BinaryIO
 
 from wirelab.data.dirs import cache_dir, data_dir
 from wirelab.data.registry import RemoteFile
-from wirelab.errors import ChecksumError, CorruptDataError, DownloadError, MissingDataError
+from wirelab.errors import (
+    ChecksumError,
+    CorruptDataError,
+    DataError,
+    DownloadError,
+    MissingDataError,
+)
 from wirelab.progress import progress_bar
 
 CHUNK = 1 << 20
@@ -69,18 +75,23 @@ def content_sha256(path: Path, content: str = "file") -> tuple[str, int]:
 
 
 def check_file(path: Path, remote: RemoteFile, source: str | None = None) -> None:
-    """Raise `ChecksumError` (or `CorruptDataError`) unless ``path`` holds ``remote``'s bytes."""
-    st = path.stat()
-    key = (str(path.resolve()), st.st_size, st.st_mtime_ns)
-    if _verified.get(key) == remote.sha256:
-        return
+    """Raise `ChecksumError` (or `CorruptDataError`) unless ``path`` holds ``remote``'s bytes.
+
+    A file that cannot be read (permissions, a directory) raises `DataError` naming it.
+    """
     try:
+        st = path.stat()
+        key = (str(path.resolve()), st.st_size, st.st_mtime_ns)
+        if _verified.get(key) == remote.sha256:
+            return
         actual, _ = content_sha256(path, remote.content)
     except CorruptDataError as exc:
         where = f" (from {source})" if source else ""
         raise CorruptDataError(
             f"{remote.path}{where}: {exc}; expected sha256 {remote.sha256}"
         ) from exc
+    except OSError as exc:
+        raise DataError(f"cannot read {path}: {exc.strerror or exc}") from exc
     if actual != remote.sha256:
         what = "decompressed content of " if remote.content == "gunzip" else ""
         where = f" from {source}" if source else f" at {path}"
@@ -124,18 +135,36 @@ def download(
     arrived and matched its checksum.
     """
     _check_url(url)
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(dir=dest.parent, prefix=f".{dest.name}.", suffix=".part")
+    if dest.is_dir():
+        raise DataError(f"cannot download {remote.path}: {dest} is a directory; remove it")
+    try:
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp_name = tempfile.mkstemp(dir=dest.parent, prefix=f".{dest.name}.", suffix=".part")
+    except OSError as exc:
+        raise DataError(
+            f"cannot write to the cache at {dest.parent}: {exc.strerror or exc}; "
+            "set WIRELAB_CACHE to a writable directory"
+        ) from exc
     tmp = Path(tmp_name)
     try:
         with os.fdopen(fd, "wb") as out:
             _stream(url, out, remote.name, progress=progress, timeout=timeout)
         check_file(tmp, remote, source=url)
+        os.chmod(tmp, 0o666 & ~_umask())
         os.replace(tmp, dest)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise DataError(f"cannot write {dest}: {exc.strerror or exc}") from exc
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
     return dest
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def _stream(url: str, out: BinaryIO, label: str, *, progress: bool, timeout: float) -> None:
@@ -194,7 +223,7 @@ def fetch(remote: RemoteFile, *, allow_download: bool = True, progress: bool = T
             check_file(candidate, remote)
             return candidate
         except (ChecksumError, CorruptDataError) as exc:
-            candidate.unlink(missing_ok=True)
+            _remove_cached(candidate)
             problems.append(f"deleted corrupt cached copy: {exc}")
     if allow_download:
         for url in remote.urls:
@@ -213,6 +242,15 @@ def fetch(remote: RemoteFile, *, allow_download: bool = True, progress: bool = T
     raise MissingDataError(f"{remote.path} is not available ({detail}); {where}")
 
 
+def _remove_cached(path: Path) -> None:
+    try:
+        path.unlink(missing_ok=True)
+    except OSError as exc:
+        raise DataError(
+            f"cannot delete the corrupt cached copy {path}: {exc.strerror or exc}"
+        ) from exc
+
+
 def verify(remote: RemoteFile) -> list[FileStatus]:
     """Check every local copy of ``remote``; delete corrupt cached copies (never the data dir).
 
@@ -228,7 +266,7 @@ def verify(remote: RemoteFile) -> list[FileStatus]:
             except (ChecksumError, CorruptDataError) as exc:
                 msg = str(exc)
                 if is_cache:
-                    candidate.unlink(missing_ok=True)
+                    _remove_cached(candidate)
                     msg += "; the cached copy was deleted, run `wirelab data fetch` again"
                 statuses.append(FileStatus(remote.path, candidate, False, msg))
     if not statuses:
