@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import hashlib
 import http.server
+import os
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -152,3 +153,12 @@ def test_data_dir_is_searched_first_and_never_modified(
     statuses = dl.verify(remote)
     assert [s.ok for s in statuses] == [False]
     assert (ddir / "test" / "good.bin").exists()  # the user's copy is reported, not deleted
+
+
+def test_downloaded_file_is_0644_under_umask_022(server: str, cache: Path) -> None:
+    old = os.umask(0o022)
+    try:
+        path = dl.fetch(_remote(f"{server}/good.bin"), progress=False)
+    finally:
+        os.umask(old)
+    assert path.stat().st_mode & 0o777 == 0o644
