@@ -148,11 +148,32 @@ def test_derived_npz_with_wrong_arrays_is_rebuilt(
     derived = tmp_path / "cache" / "derived"
     derived.mkdir(parents=True)
     name = f"larva-{connectome.LARVA.files[0].sha256[:16]}-v{connectome._DERIVED_VERSION}.npz"
-    np.savez(derived / name, something_else=np.zeros(3))
-    con = connectome.load_larva(allow_download=False)
-    assert con.n > 0
-    with np.load(derived / name) as npz:
-        assert set(npz.files) == connectome.derived_keys()
+    wrong_keys = {"something_else": np.zeros(3)}
+    right_keys = {k: np.arange(3) for k in connectome.derived_keys()}  # ints, data not float
+    out_of_range = {k: np.full(3, 10**6 if k.endswith(("row", "col")) else 1.0)
+                    for k in connectome.derived_keys()}  # fmt: skip
+    for arrays in (wrong_keys, right_keys, out_of_range):
+        np.savez(derived / name, **arrays)
+        con = connectome.load_larva(allow_download=False)
+        assert con.n > 0
+        with np.load(derived / name) as npz:
+            assert set(npz.files) == connectome.derived_keys()
+            assert connectome._consistent({k: npz[k] for k in npz.files})
+
+
+def test_cli_unreadable_data_file_is_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    from wirelab.data.dirs import data_dir
+    from wirelab.data.registry import MNIST
+
+    ddir = data_dir()
+    if ddir is None or not (ddir / MNIST.files[0].path).is_file():
+        pytest.skip("MNIST not found: set WIRELAB_DATA_DIR")
+    dl._verified.clear()
+    _deny(monkeypatch, ddir / MNIST.files[0].path)
+    r = wirelab("data", "verify", "mnist")
+    dl._verified.clear()
+    assert r.returncode == 1 and one_line_error(r), r.stderr
+    assert "Permission denied" in r.stderr
 
 
 @requires_larva

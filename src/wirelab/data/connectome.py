@@ -217,7 +217,21 @@ def _read_derived(derived: Path) -> dict[str, np.ndarray] | None:
             arrays = {k: npz[k] for k in npz.files}
     except (OSError, ValueError, EOFError, zipfile.BadZipFile):
         return None
-    return arrays if set(arrays) == derived_keys() else None
+    return arrays if set(arrays) == derived_keys() and _consistent(arrays) else None
+
+
+def _consistent(arrays: dict[str, np.ndarray]) -> bool:
+    """Per matrix: ``row``, ``col`` ints in ``[0, n)``, ``data`` floats; 1-D, equally long."""
+    n = arrays["skeleton_ids"].shape[0] if arrays["skeleton_ids"].ndim == 1 else -1
+    for m in ["all", *EDGE_TYPES]:
+        row, col, data = (arrays[f"{m}_{part}"] for part in ("row", "col", "data"))
+        if not (row.ndim == col.ndim == data.ndim == 1 and len(row) == len(col) == len(data)):
+            return False
+        if row.dtype.kind not in "iu" or col.dtype.kind not in "iu" or data.dtype.kind != "f":
+            return False
+        if len(row) and (min(row.min(), col.min()) < 0 or max(row.max(), col.max()) >= n):
+            return False
+    return n > 0
 
 
 def _cached_arrays(zip_path: Path) -> dict[str, np.ndarray]:
