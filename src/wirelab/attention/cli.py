@@ -13,10 +13,11 @@ from typing import Any
 import click
 
 from wirelab.cli_options import SEED, finite_float, out_option
+from wirelab.cli_options import THREADS as THREAD_COUNT
 
 OUT = out_option(help="Result directory to write (config.json, metrics.json, plots).")
 THREADS = click.option(
-    "--threads", type=click.IntRange(min=1), default=1, show_default=True, help="torch threads."
+    "--threads", type=THREAD_COUNT, default=1, show_default=True, help="torch threads."
 )
 QUIET = click.option("--quiet", is_flag=True, help="No progress bar.")
 
@@ -60,7 +61,7 @@ def group() -> None:
 @group.command("pooling")
 @OUT
 @click.option("--distractors", default="4,16,64", show_default=True, callback=_int_list)
-@click.option("--seeds", type=click.IntRange(min=1), default=2, show_default=True)
+@click.option("--seeds", type=click.IntRange(1, 1000), default=2, show_default=True)
 @click.option("--steps", type=click.IntRange(min=1), default=1000, show_default=True)
 @click.option("--batch", type=click.IntRange(min=1), default=64, show_default=True)
 @click.option("--test-bags", type=click.IntRange(min=1), default=2000, show_default=True)

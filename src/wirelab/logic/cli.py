@@ -18,6 +18,7 @@ from wirelab.logic.circuit.cli import register
 
 POSITIVE = finite_float(0.0, min_open=True)
 COUNT = click.IntRange(min=1)
+THREAD_COUNT = click.IntRange(1, 1024)
 # option name -> TrainConfig field (train options) or model spec key (model options)
 TRAIN_OPTIONS = ("dataset", "classes", "forward", "epochs", "steps", "eval_every", "batch_size",
                  "lr", "lr_schedule", "weight_decay", "patience", "val_fraction", "max_train",
@@ -152,7 +153,7 @@ def group() -> None:
     "--max-train", type=click.IntRange(min=2), default=None, help="Use only this many images."
 )
 @click.option("--seed", type=SEED, default=None)
-@click.option("--threads", type=COUNT, default=None)
+@click.option("--threads", type=THREAD_COUNT, default=None)
 @click.option("--max-minutes", type=POSITIVE, default=None, help="Training time budget.")
 @click.option("--init-from", default=None, help="Start from a run's weights (its directory).")
 @out_option()

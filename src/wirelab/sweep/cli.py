@@ -13,6 +13,7 @@ from pathlib import Path
 
 import click
 
+from wirelab.cli_options import THREADS
 from wirelab.sweep.backends import BACKENDS
 from wirelab.sweep.grid import DEFAULT_MAX_POINTS
 
@@ -28,11 +29,15 @@ from wirelab.sweep.grid import DEFAULT_MAX_POINTS
 )
 @click.option("--address", default=None, help="Ray cluster address (ray backend); none: start one.")
 @click.option(
-    "--workers", type=click.IntRange(1), default=2, show_default=True, help="Points run at once."
+    "--workers",
+    type=click.IntRange(1, 1024),
+    default=2,
+    show_default=True,
+    help="Points run at once.",
 )
 @click.option(
     "--threads",
-    type=click.IntRange(1),
+    type=THREADS,
     default=None,
     help="Threads per point (OMP/MKL/torch); default: CPUs // workers.",
 )
