@@ -63,8 +63,8 @@ _CLASSIFY = Template(
 )
 
 # 8-bit pixels, compare-and-pack on words: one lane (W samples) at a time, the lane's pixels are
-# transposed to feature-major bytes (cols[f][s]), then each input's W bits come from W byte
-# comparisons with its pixel threshold, packed by the SIMD movemask where the CPU has one.
+# transposed to feature-major bytes (cols[f][s]; SSE2 16 x 16 tiles), then each input's W bits
+# come from W byte comparisons with its pixel threshold, packed by the SIMD movemask.
 PIXELS = r"""
 /* 8-bit pixels: bit i = pixel[i / T] >= PFX_pmin[i], exactly the float comparison above for
  * inputs preprocessed as float32(pixel) / float32(UPF_PIXEL_SCALE). PFX_pmin is 256 (never) for
@@ -105,14 +105,59 @@ static PFX_lane PFX_ge_mask(const uint8_t *col, uint16_t p) {
     return m;
 }
 
+#if defined(__SSE2__)
+/* 16 x 16 byte transpose: row r = src + r * stride -> column r of dst + k * dstride (k < 16),
+ * four rounds of interleaving (8, 16, 32, 64-bit). */
+static void PFX_t16(const uint8_t *src, long stride, uint8_t *dst, long dstride) {
+    __m128i r[16], a[16], b[16], c[16];
+    for (int i = 0; i < 16; i++) r[i] = _mm_loadu_si128((const __m128i *)(src + i * stride));
+    for (int k = 0; k < 8; k++) {
+        a[2 * k] = _mm_unpacklo_epi8(r[2 * k], r[2 * k + 1]);
+        a[2 * k + 1] = _mm_unpackhi_epi8(r[2 * k], r[2 * k + 1]);
+    }
+    for (int j = 0; j < 4; j++)
+        for (int h = 0; h < 2; h++) {
+            b[4 * j + 2 * h] = _mm_unpacklo_epi16(a[4 * j + h], a[4 * j + 2 + h]);
+            b[4 * j + 2 * h + 1] = _mm_unpackhi_epi16(a[4 * j + h], a[4 * j + 2 + h]);
+        }
+    for (int i = 0; i < 2; i++)
+        for (int q = 0; q < 4; q++) {
+            c[8 * i + 2 * q] = _mm_unpacklo_epi32(b[8 * i + q], b[8 * i + 4 + q]);
+            c[8 * i + 2 * q + 1] = _mm_unpackhi_epi32(b[8 * i + q], b[8 * i + 4 + q]);
+        }
+    for (int q = 0; q < 8; q++) {
+        _mm_storeu_si128((__m128i *)(dst + (2 * q) * dstride), _mm_unpacklo_epi64(c[q], c[8 + q]));
+        _mm_storeu_si128((__m128i *)(dst + (2 * q + 1) * dstride),
+                         _mm_unpackhi_epi64(c[q], c[8 + q]));
+    }
+}
+#endif
+
+/* PFX_cols[f][s] = pixel f of sample s0 + s (s < m): 16 x 16 tiles where the CPU has SSE2 and
+ * the lane is full, then blocks of 32 features (the block's columns stay in the L1 cache). */
+static void PFX_transpose(const uint8_t *px, long s0, long m) {
+    long f = 0;
+#if defined(__SSE2__)
+    if (m == UPF_WORD_BITS && UPF_WORD_BITS % 16 == 0)
+        for (; f + 16 <= UPF_NUM_FEATURES; f += 16)
+            for (long s = 0; s < UPF_WORD_BITS; s += 16)
+                PFX_t16(px + (s0 + s) * UPF_NUM_FEATURES + f, UPF_NUM_FEATURES,
+                        &PFX_cols[f][s], UPF_WORD_BITS);
+#endif
+    for (long f0 = f; f0 < UPF_NUM_FEATURES; f0 += 32) {
+        long f1 = f0 + 32 < UPF_NUM_FEATURES ? f0 + 32 : UPF_NUM_FEATURES;
+        for (long s = 0; s < m; s++) {
+            const uint8_t *ps = px + (s0 + s) * UPF_NUM_FEATURES;
+            for (long g = f0; g < f1; g++) PFX_cols[g][s] = ps[g];
+        }
+    }
+}
+
 void PFX_binarize_u8(const uint8_t *px, long n, PFX_word *in) {
     for (long l = 0; l < UPF_LANES; l++) {
         long s0 = l * UPF_WORD_BITS, m = n - s0 < UPF_WORD_BITS ? n - s0 : UPF_WORD_BITS;
         if (m < 0) m = 0;
-        for (long s = 0; s < m; s++) {
-            const uint8_t *ps = px + (s0 + s) * UPF_NUM_FEATURES;
-            for (long f = 0; f < UPF_NUM_FEATURES; f++) PFX_cols[f][s] = ps[f];
-        }
+        PFX_transpose(px, s0, m);
         PFX_lane keep = m >= UPF_WORD_BITS ? (PFX_lane)~(PFX_lane)0
                                            : (PFX_lane)(((PFX_lane)1 << m) - 1);
         for (long i = 0; i < UPF_NUM_INPUTS; i++)

@@ -37,7 +37,7 @@ def picosoc_dir() -> Path:
         if (root / "picorv32.v").is_file() and (root / "picosoc" / "picosoc.v").is_file():
             return root
     raise UsageError(f"PicoRV32 sources not found in {' or '.join(map(str, roots))} "
-                     "(the picorv32 dataset: YosysHQ/picorv32 at commit 87c89ac)")  # fmt: skip
+                     "(wirelab data fetch picorv32)")  # fmt: skip
 
 
 def soc_sources(root: Path) -> list[Path]:
