@@ -220,3 +220,31 @@ def test_videos_past_the_page_budget_show_a_poster_frame(tmp_path: Path) -> None
     assert page.count('<figure class="poster"><img src="data:image/png;base64,') == 1
     assert "first frame only" in page
     assert 'href="./runs/fly/stimulate-right/video.mp4"' in page
+
+
+def turns_metrics(left: float, right: float, lo: float, hi: float) -> dict[str, Any]:
+    def stat(mean: float, ci: tuple[float, float]) -> dict[str, Any]:
+        return {"n": 8, "mean": mean, "ci": list(ci), "excludes_zero": ci[0] > 0 or ci[1] < 0}
+
+    return {
+        "table": [
+            {"model": "(all)", "condition": "control", "turn": stat(1.0, (-5.0, 7.0))},
+            {"model": "row", "condition": "left", "turn": stat(left + 1, (-9.0, 9.0)),
+             "minus_control": stat(left, (left - 5, left + 5))},
+            {"model": "row", "condition": "right", "turn": stat(right + 1, (-9.0, 9.0)),
+             "minus_control": stat(right, (right - 5, right + 5))},
+            {"model": "row", "condition": "left-right",
+             "turn": stat(left - right, (lo, hi))},
+        ]
+    }  # fmt: skip
+
+
+def test_turns_verdict_follows_the_paired_difference(tmp_path: Path) -> None:
+    cmd = "wirelab fly turns"
+    h = answer(tmp_path, cmd, turns_metrics(-15.0, 12.0, -40.0, -14.0))
+    assert h.outcome == "yes" and "CI excludes 0" in h.verdict and "8 seeds" in h.uncertainty
+    h = answer(tmp_path, cmd, turns_metrics(-15.0, 12.0, -40.0, 5.0))
+    assert h.outcome == "unresolved" and "includes 0" in h.verdict
+    h = answer(tmp_path, cmd, turns_metrics(-15.0, -12.0, -10.0, 4.0))
+    assert h.outcome == "no" and h.verdict.startswith("No")
+    assert headline_of(run_of(tmp_path, cmd, {"table": []})) is None

@@ -321,3 +321,51 @@ def lateralization(run: Run) -> Headline | None:
         comparisons,
         plots=(f"lateralization_{r.get('normalize')}",),
     )
+
+
+TURNS_QUESTION = (
+    "Do left and right stimulation turn the fly opposite ways, against a no-stimulation control "
+    "on the same seeds?"
+)
+
+
+@HEADLINES.register("wirelab fly turns", "left, right and control flies over seeds")
+def turns(run: Run) -> Headline | None:
+    """The first model's paired left-minus-right turn (95% CI over seeds) and each side's turn
+    minus the control; yes when the CI of L - R excludes 0 and the sides turn opposite ways."""
+    rows = dig(run.metrics, "table")
+    if not isinstance(rows, list):
+        return None
+    by = {(r.get("model"), r.get("condition")): r for r in rows if isinstance(r, dict)}
+    model = next((m for m, c in by if c == "left-right"), None)
+    diff = dig(by.get((model, "left-right")), "turn")
+    left = dig(by.get((model, "left")), "minus_control")
+    right = dig(by.get((model, "right")), "minus_control")
+    d, lo, hi = number(dig(diff, "mean")), number(dig(diff, "ci", 0)), number(dig(diff, "ci", 1))
+    lm, rm = number(dig(left, "mean")), number(dig(right, "mean"))
+    if d is None or lo is None or hi is None or lm is None or rm is None:
+        return None
+    n = int(number(dig(diff, "n")) or 0)
+    answer = f"L − R {d:+.1f}°; minus control: left {lm:+.1f}°, right {rm:+.1f}° ({model})"
+    uncertainty = f"95% CI of L − R [{lo:+.1f}°, {hi:+.1f}°] over {plural(n, 'seed')}"
+    opposite = lm * rm < 0
+    if (lo > 0 or hi < 0) and opposite:
+        small = abs(d) < VISIBLE_TURN_DEG
+        size = f", under the {VISIBLE_TURN_DEG:.0f}° a viewer sees" if small else ""
+        outcome, verdict = "yes", f"Yes: opposite turns, L − R = {d:+.1f}° (CI excludes 0{size})."
+    elif opposite:
+        outcome = "unresolved"
+        verdict = f"Opposite turns ({d:+.1f}° apart), but the CI of L − R includes 0."
+    else:
+        outcome = "no"
+        verdict = (
+            f"No: both sides turn the fly the same way against the control ({lm:+.1f}°, "
+            f"{rm:+.1f}°)."
+        )
+    comparisons = [
+        Comparison(f"{c} ({m})", f"{number(dig(r, 'minus_control', 'mean')) or 0:+.1f}° vs control",
+                   "this run", True)
+        for (m, c), r in by.items() if c in ("left", "right") and dig(r, "minus_control")
+    ]  # fmt: skip
+    return Headline(TURNS_QUESTION, answer, uncertainty, verdict, outcome, comparisons,
+                    plots=("turns", "headings"))  # fmt: skip
