@@ -21,7 +21,9 @@ from typing import Any
 class ProgressBar:
     """A bar over ``total`` units: ``update`` sets, ``advance`` adds, ``fraction`` scales."""
 
-    def __init__(self, description: str, total: float, bar: Any = None) -> None:
+    def __init__(
+        self, description: str, total: float, bar: Any = None, *, lines: bool = False
+    ) -> None:
         self.description = description
         self.total = float(total)
         self.completed = 0.0
@@ -29,7 +31,7 @@ class ProgressBar:
         self._task = bar.add_task(description, total=self.total) if bar is not None else None
         self._t0 = time.perf_counter()
         self._tenth = -1
-        self._show_lines = False
+        self._show_lines = lines  # no rich bar: one line per 10% on stderr
 
     def update(self, completed: float) -> None:
         self.completed = float(completed)
@@ -66,9 +68,7 @@ def progress_bar(
 
     console = Console(stderr=True)
     if not console.is_terminal:
-        bar = ProgressBar(description, total)
-        bar._show_lines = True
-        yield bar
+        yield ProgressBar(description, total, lines=True)
         return
     from rich.progress import (
         BarColumn,

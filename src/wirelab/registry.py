@@ -72,8 +72,7 @@ class Registry(Generic[T]):
             )
         target = entry.target
         if isinstance(target, str) and ":" in target:
-            module, _, attr = target.partition(":")
-            return getattr(importlib.import_module(module), attr)
+            return lazy(target)
         return target  # type: ignore[return-value]
 
     def help(self, name: str) -> str:
