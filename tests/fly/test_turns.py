@@ -64,6 +64,38 @@ def test_turns_on_the_kinematic_body(tmp_path: Path, larva: object) -> None:
     assert m["timing"]["runs"] == 6
 
 
+@requires_larva
+def test_a_killed_turn_study_resumes_from_its_saved_runs(tmp_path: Path, larva: object) -> None:
+    """Saved runs are reused, the table equals an uninterrupted study's, and changed settings
+    are refused with the difference named."""
+    from wirelab.fly.turns_store import load_run
+
+    out = tmp_path / "turns"
+    args = (
+        "fly", "turns", "--body", "kinematic", "--no-video", "--workers", "1",
+        "--seeds", "2", "--settle", "0.1", "--duration", "0.3",
+    )  # fmt: skip
+    assert wirelab(*args, "--out", out).returncode == 0
+    full = json.loads((out / "metrics.json").read_text())
+    saved = sorted(p.name for p in (out / "runs").glob("*.npz"))
+    assert len(saved) == 6 and load_run(out / "runs" / saved[0])["time"].ndim == 1
+    # as if killed after four runs: two runs gone, the directory marked in progress
+    for p in sorted((out / "runs").glob("*.npz"))[:2]:
+        p.unlink()
+    (out / "metrics.json").unlink()
+    (out / ".in-progress").write_text("{}")
+    r = wirelab(*args, "--out", out, "--resume")
+    assert r.returncode == 0, r.stderr
+    again = json.loads((out / "metrics.json").read_text())
+    assert again["table"] == full["table"]
+    r = wirelab(*args[:-2], "--duration", "0.4", "--out", out, "--resume")
+    assert r.returncode == 2 and "duration: 0.3 -> 0.4" in r.stderr
+    (out / "runs" / saved[0]).write_bytes(b"not a zip")
+    (out / "metrics.json").unlink()
+    r = wirelab(*args, "--out", out, "--resume")
+    assert r.returncode != 0 and saved[0] in r.stderr and "Traceback" not in r.stderr
+
+
 def test_a_taxis_trial_stops_at_the_source() -> None:
     from wirelab.fly.taxis import TaxisConfig
     from wirelab.fly.taxis_trials import TrialSpec, run_trials

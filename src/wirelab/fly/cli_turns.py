@@ -76,6 +76,9 @@ def _fmt(d: dict[str, object] | None) -> str:
 @controller_options
 @connectome_option
 @out_option(default="runs/fly/turns")
+@click.option(
+    "--resume", is_flag=True, help="Continue the killed study in --out from its saved runs."
+)
 def turns_cmd(
     seeds: int,
     models: str,
@@ -104,6 +107,7 @@ def turns_cmd(
     connectome: str,
     out: Path,
     overwrite: bool,
+    resume: bool,
 ) -> None:
     """Turn per condition with 95% CIs and paired differences to a control on the same seeds."""
     from wirelab.fly.controller import ControllerConfig
@@ -128,7 +132,9 @@ def turns_cmd(
         frame_size=(frame_size, frame_size),
         connectome=connectome,
     )
-    m = run(config, out, overwrite=overwrite)
+    if resume and overwrite:
+        raise click.UsageError("--resume and --overwrite exclude each other")
+    m = run(config, out, overwrite=overwrite, resume=resume)
     click.echo(f"{'model':9s} {'condition':10s} {'turn deg [95% CI]':28s} minus control")
     for r in m["table"]:
         click.echo(

@@ -33,6 +33,7 @@ from wirelab.fly.bodies import body_class
 from wirelab.fly.controller import ControllerConfig
 from wirelab.fly.mapping import EVOKED_GAIN, FixedMapping
 from wirelab.fly.turns_runs import RunSpec, model_names, run_one
+from wirelab.fly.turns_store import RUNS, load_runs, run_key, save_run, saved_config_differences
 from wirelab.progress import progress_bar
 from wirelab.results import experiment
 
@@ -154,22 +155,34 @@ def summarize(runs: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def run_all(
-    specs: Sequence[RunSpec], workers: int, show: bool = True
+    specs: Sequence[RunSpec], workers: int, show: bool = True, store: Path | None = None
 ) -> tuple[list[dict[str, Any]], float]:
-    """Run ``specs`` (a pool of ``workers`` processes when > 1); results in spec order."""
-    results: list[dict[str, Any] | None] = [None] * len(specs)
+    """Run ``specs`` (a pool of ``workers`` processes when > 1); results in spec order.
+
+    With ``store`` (a folder), every finished run is saved there as it ends and runs already
+    saved there are loaded instead of simulated (`wirelab.fly.turns_store`)."""
+    done = load_runs(store) if store is not None else {}
+    keys = [run_key(s.model, s.condition, s.seed) for s in specs]
+    results: list[dict[str, Any] | None] = [done.get(k) for k in keys]
+    todo = [i for i, r in enumerate(results) if r is None]
+
+    def finish(i: int, result: dict[str, Any]) -> None:
+        results[i] = result
+        if store is not None:
+            save_run(store, result)
+        bar.advance()
+
     t0 = time.perf_counter()
-    with progress_bar(f"turns: {len(specs)} runs", total=len(specs), show=show) as bar:
-        if workers == 1:
-            for i, s in enumerate(specs):
-                results[i] = run_one(s)
-                bar.advance()
+    desc = f"turns: {len(todo)} runs" + (f" ({len(specs) - len(todo)} saved)" if done else "")
+    with progress_bar(desc, total=len(todo), show=show) as bar:
+        if workers == 1 or len(todo) <= 1:
+            for i in todo:
+                finish(i, run_one(specs[i]))
         else:
             with ProcessPoolExecutor(workers, mp_context=get_context("spawn")) as pool:
-                futures = {pool.submit(run_one, s): i for i, s in enumerate(specs)}
+                futures = {pool.submit(run_one, specs[i]): i for i in todo}
                 for fut in as_completed(futures):
-                    results[futures[fut]] = fut.result()
-                    bar.advance()
+                    finish(futures[fut], fut.result())
     return [r for r in results if r is not None], time.perf_counter() - t0
 
 
@@ -187,17 +200,36 @@ def timing_summary(runs: Sequence[dict[str, Any]], wall_s: float) -> dict[str, A
 
 
 def run(
-    config: TurnsConfig, out: Path, *, overwrite: bool = False, progress: bool = True
+    config: TurnsConfig,
+    out: Path,
+    *,
+    overwrite: bool = False,
+    resume: bool = False,
+    progress: bool = True,
 ) -> dict[str, Any]:
     """The study into the result directory ``out``: ``metrics.json`` (``table``, every run's
     turn, timings), ``headings.png``, ``turns.png`` and, with ``video``, ``video.mp4`` and
-    ``video_strip.png``. Returns the metrics."""
+    ``video_strip.png``; every finished run is kept in ``out/runs/`` as it ends, and
+    ``resume=True`` continues a killed study from them (the settings must equal the saved
+    ``config.json``'s, except ``workers``). Returns the metrics."""
     from wirelab.fly.turns_video import heading_plot, turn_plot, write_video
 
     specs = config.specs()  # validates
     cfg = asdict(config)
-    with experiment(out, command="wirelab fly turns", config=cfg, overwrite=overwrite) as rd:
-        runs, wall = run_all(specs, config.workers, show=progress)
+    if resume:
+        changed = saved_config_differences(Path(out), cfg)
+        if changed:
+            raise UsageError(
+                f"--resume: settings differ from {out} (saved -> given): " + "; ".join(changed)
+            )
+    store = Path(out) / RUNS
+    with experiment(
+        out, command="wirelab fly turns", config=cfg, overwrite=overwrite, resume=resume
+    ) as rd:
+        if not resume and store.is_dir():
+            for stale in store.glob("*.npz"):
+                stale.unlink()
+        runs, wall = run_all(specs, config.workers, show=progress, store=store)
         table = summarize(runs)
         first = model_names(config.models, config.nulls)[0]
         rd.save_figure(heading_plot(runs, first, config.settle), "headings")
