@@ -7,11 +7,13 @@ from hypothesis import strategies as st
 
 from wirelab.errors import UsageError
 from wirelab.reservoir.readout import (
+    DEFAULT_LAMBDAS,
     LogisticClassifier,
     Ridge,
     RidgeAccumulator,
     RidgeClassifier,
 )
+from wirelab.reservoir.ridge_cv import cv_errors_data
 
 
 @settings(max_examples=30, deadline=None)
@@ -174,3 +176,75 @@ def test_logistic_fit_minimises_the_stated_loss(classes: int) -> None:
     grad_w = z.T @ g + l2 * clf.coef_
     assert np.abs(grad_w).max() < 1e-3 and np.abs(g.sum(0)).max() < 1e-3
     np.testing.assert_allclose(clf.predict_proba(x), p)
+
+
+def _problem(seed: int, t: int, f: int, o: int, noise: float = 0.5):  # type: ignore[no-untyped-def]
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=(t, f)) @ rng.normal(size=(f, f)) * 0.3 + rng.normal(size=f)
+    y = x @ rng.normal(size=(f, o)) + 1.0 + noise * rng.normal(size=(t, o))
+    return x, y
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.integers(0, 10_000), st.sampled_from([(90, 6, 3), (40, 60, 2), (30, 30, 1)]))
+def test_fast_cv_paths_equal_the_per_lambda_reference(seed: int, shape: tuple) -> None:
+    """The SVD path (data) and the eigendecomposition path (statistics) give the held-out errors
+    of one linear solve per lambda and fold, per output, for F < T and F > T alike."""
+    t, f, o = shape
+    x, y = _problem(seed, t, f, o)
+    folds = np.array_split(np.arange(t), 3)
+    acc = RidgeAccumulator(f, o, 3)
+    for k, idx in enumerate(folds):
+        acc.partial_fit(x[idx], y[idx], k)
+    grid = np.array([1e-3, 1e-1, 1.0, 10.0, 1e3])
+    ref = acc.cv_errors_reference(grid)  # (L, O)
+    np.testing.assert_allclose(cv_errors_data(x, y, folds, grid), ref, rtol=1e-7)
+    np.testing.assert_allclose(acc.cv_errors(grid, per_output=True), ref, rtol=1e-6)
+    np.testing.assert_allclose(acc.cv_errors(grid), ref.mean(1), rtol=1e-6)
+
+
+def test_per_output_lambda_equals_a_plain_solve_per_column() -> None:
+    """Outputs of very different noise get their own lambda; each column is the closed-form
+    ridge at its lambda; the streaming fit agrees."""
+    rng = np.random.default_rng(11)
+    x = rng.normal(size=(300, 12))
+    w = rng.normal(size=(12, 3))
+    y = x @ w + rng.normal(size=(300, 3)) * np.array([0.01, 1.0, 30.0])
+    grid = 10.0 ** np.arange(-4.0, 5.0)
+    model = Ridge(grid, folds=4, per_output=True).fit(x, y)
+    assert model.ridge_ is None and model.ridges_ is not None
+    assert model.ridges_[0] < model.ridges_[2]  # the noisiest output is shrunk most
+    for o, lam in enumerate(model.ridges_):
+        plain = Ridge(float(lam)).fit(x, y[:, o])
+        np.testing.assert_allclose(model.coef_[:, o], plain.coef_[:, 0], rtol=1e-8, atol=1e-12)
+        np.testing.assert_allclose(model.intercept_[o], plain.intercept_[0], rtol=1e-8)
+    assert model.cv_errors_by_output_ is not None
+    np.testing.assert_array_equal(model.ridges_, grid[np.argmin(model.cv_errors_by_output_, 0)])
+    acc = RidgeAccumulator(12, 3, 4)
+    for k, idx in enumerate(np.array_split(np.arange(300), 4)):
+        acc.partial_fit(x[idx], y[idx], k)
+    streamed = Ridge(grid, per_output=True).fit_statistics(acc)
+    np.testing.assert_array_equal(streamed.ridges_, model.ridges_)
+    np.testing.assert_allclose(streamed.coef_, model.coef_, rtol=1e-6, atol=1e-9)
+    shared = Ridge(grid, folds=4).fit(x, y)  # one lambda: the smallest mean error
+    assert shared.ridge_ == grid[np.argmin(shared.cv_errors_)]
+    np.testing.assert_array_equal(shared.coef_, Ridge(shared.ridge_).fit(x, y).coef_)
+
+
+def test_on_edge_flags_a_binding_grid() -> None:
+    x, y = _problem(5, 200, 10, 1, noise=1e-6)  # nearly noise-free: the smallest lambda wins
+    assert Ridge([1e-2, 1e-1, 1.0], folds=4).fit(x, y).on_edge_
+    x, y = _problem(6, 120, 40, 1, noise=3.0)  # noisy and many features: an interior optimum
+    model = Ridge(folds=4).fit(x, y)  # DEFAULT_LAMBDAS
+    assert not model.on_edge_, model.ridge_
+    assert DEFAULT_LAMBDAS[0] < model.ridge_ < DEFAULT_LAMBDAS[-1]
+    assert not Ridge(0.1).fit(x, y).on_edge_  # a single lambda is not a grid
+
+
+def test_zero_lambda_without_full_rank_is_the_minimum_norm_solution() -> None:
+    rng = np.random.default_rng(8)
+    x, y = rng.normal(size=(20, 50)), rng.normal(size=(20, 2))  # F > T: X^T X is singular
+    model = Ridge([0.0, 0.0], folds=2, per_output=True).fit(x, y)  # the SVD refit at lambda 0
+    want = np.linalg.pinv(x - x.mean(0)) @ (y - y.mean(0))
+    np.testing.assert_allclose(model.coef_, want, rtol=1e-8, atol=1e-10)
+    np.testing.assert_allclose(model.predict(x), y, atol=1e-8)  # it interpolates

@@ -6,10 +6,20 @@ time steps after the washout) and targets ``Y`` ``(T, O)``, the intercept is not
     W_out = (Xc^T Xc + lambda I)^-1 Xc^T Yc,  b = mean(Y) - mean(X) @ W_out,  y = X @ W_out + b
 
 where ``Xc = X - mean(X)``, ``Yc = Y - mean(Y)`` (reservoirpy's ``Ridge`` uses the same form).
-Only the sufficient statistics ``n, sum x, sum y, X^T X, X^T Y, sum y^2`` are accumulated,
-per cross-validation fold, so long runs never hold the full state matrix; the held-out squared
-error of each fold follows from the same statistics. ``lambda`` is chosen by K-fold CV over
-contiguous time blocks (no shuffling of a time series) when a grid is given.
+``lambda`` is chosen by K-fold CV over contiguous time blocks (no shuffling of a time series)
+when a grid is given; a single value is used as is (one linear solve, no CV).
+
+Cross-validation over a grid costs one decomposition per fold for every lambda and output
+(`wirelab.reservoir.ridge_cv`: the equations, the streaming `RidgeAccumulator`, the readable
+reference the fast paths are tested against).
+
+Choosing lambda: with ``per_output=False`` one lambda for all outputs (the smallest held-out
+error averaged over outputs; ``ridge_``), with ``per_output=True`` one per output column
+(``ridges_`` ``(O,)``, e.g. per delay of a memory-capacity readout; ``ridge_`` is then None).
+``on_edge_`` is True when a chosen lambda is the smallest or the largest of the grid: the grid
+binds and should be widened (`DEFAULT_LAMBDAS`, 1e-10 .. 1e4 in half decades, is meant not to).
+After a grid fit, ``cv_errors_`` ``(L,)`` is the held-out squared error per sample and output,
+``cv_errors_by_output_`` ``(L, O)`` per sample for each output.
 
 Options: ``groups`` (one label per row, e.g. the run a sample came from) makes the CV folds whole
 groups (``min(folds, #groups)`` folds of consecutive sorted labels), so no run is split between
@@ -20,8 +30,7 @@ features, so the penalty does not depend on the scale of each feature::
     W_z = (Z^T Z + lambda I)^-1 Z^T Yc,   W_out = W_z / std(X),   b = mean(Y) - mean(X) @ W_out
 
 computed on the full feature matrix (not streamed); the CV error of a fold is then measured by
-refitting (standardisation included) on the other folds. Either way ``cv_errors_`` holds the mean
-held-out squared error per sample and output for each lambda of the grid.
+refitting (standardisation included) on the other folds (one lambda for all outputs).
 
 Classifiers: `RidgeClassifier` (ridge on +-1 one-hot targets, argmax; the decision task's) and
 `LogisticClassifier` (multinomial logistic regression with an L2 penalty on standardised features,
@@ -35,110 +44,22 @@ from collections.abc import Sequence
 import numpy as np
 
 from wirelab.errors import UsageError
+from wirelab.reservoir.ridge_cv import (
+    DEFAULT_LAMBDAS,
+    RidgeAccumulator,
+    check_xy,
+    cv_errors_data,
+    solve_spectral,
+)
 
-DEFAULT_LAMBDAS = tuple(10.0 ** np.arange(-8, 3))
-
-
-def _as_2d(y: np.ndarray, name: str) -> np.ndarray:
-    y = np.asarray(y, dtype=np.float64)
-    if y.ndim == 1:
-        y = y[:, None]
-    if y.ndim != 2:
-        raise UsageError(f"{name} must be 1-D or 2-D, got shape {y.shape}")
-    return y
-
-
-def _check_xy(x: np.ndarray, y: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray | None]:
-    x = np.asarray(x, dtype=np.float64)
-    if x.ndim != 2:
-        raise UsageError(f"features must be (T, F), got shape {x.shape}")
-    if not np.all(np.isfinite(x)):
-        raise UsageError("features contain NaN or inf")
-    if y is None:
-        return x, None
-    y2 = _as_2d(y, "targets")
-    if y2.shape[0] != x.shape[0]:
-        raise UsageError(f"features have {x.shape[0]} rows but targets have {y2.shape[0]}")
-    return x, y2
-
-
-class RidgeAccumulator:
-    """Streaming sufficient statistics for ridge, kept per fold (``folds`` >= 1)."""
-
-    def __init__(self, n_features: int, n_outputs: int, folds: int = 1) -> None:
-        if folds < 1:
-            raise UsageError("folds must be >= 1")
-        f, o = n_features, n_outputs
-        self.f, self.o, self.k = f, o, folds
-        self.n = np.zeros(folds)
-        self.sx = np.zeros((folds, f))
-        self.sy = np.zeros((folds, o))
-        self.xx = np.zeros((folds, f, f))
-        self.xy = np.zeros((folds, f, o))
-        self.yy = np.zeros((folds, o))
-
-    def partial_fit(self, x: np.ndarray, y: np.ndarray, fold: int = 0) -> RidgeAccumulator:
-        x2, y2 = _check_xy(x, y)
-        assert y2 is not None
-        if x2.shape[1] != self.f or y2.shape[1] != self.o:
-            raise UsageError(
-                f"expected ({self.f}, {self.o}) features/outputs, got "
-                f"({x2.shape[1]}, {y2.shape[1]})"
-            )
-        self.n[fold] += x2.shape[0]
-        self.sx[fold] += x2.sum(0)
-        self.sy[fold] += y2.sum(0)
-        self.xx[fold] += x2.T @ x2
-        self.xy[fold] += x2.T @ y2
-        self.yy[fold] += np.sum(y2 * y2, 0)
-        return self
-
-    def _solve(self, keep: np.ndarray, lam: float) -> tuple[np.ndarray, np.ndarray]:
-        n = self.n[keep].sum()
-        if n < 2:
-            raise UsageError("ridge needs at least 2 samples after the washout")
-        mx = self.sx[keep].sum(0) / n
-        my = self.sy[keep].sum(0) / n
-        cxx = self.xx[keep].sum(0) - n * np.outer(mx, mx)
-        cxy = self.xy[keep].sum(0) - n * np.outer(mx, my)
-        a = cxx + lam * np.eye(self.f)
-        # numpy's LAPACK, not scipy.linalg: scipy's bundled 2-thread OpenBLAS was measured
-        # ~300x slower on 182 x 182 solves on the shared 2-core machine (thread spinning)
-        try:
-            w = np.linalg.solve(a, cxy)
-        except np.linalg.LinAlgError:
-            w = np.linalg.lstsq(a, cxy, rcond=None)[0]
-        return w, my - mx @ w
-
-    def solve(self, lam: float) -> tuple[np.ndarray, np.ndarray]:
-        """``(W_out (F, O), b (O,))`` on all folds."""
-        return self._solve(np.ones(self.k, dtype=bool), lam)
-
-    def cv_errors(self, lambdas: Sequence[float] | np.ndarray) -> np.ndarray:
-        """Mean held-out squared error per lambda, ``(L,)``, from the fold statistics alone."""
-        if self.k < 2:
-            raise UsageError("cross-validation needs folds >= 2")
-        errs = np.zeros(len(lambdas))
-        for li, lam in enumerate(lambdas):
-            sse, cnt = 0.0, 0.0
-            for fold in range(self.k):
-                if self.n[fold] == 0:
-                    continue
-                keep = np.arange(self.k) != fold
-                w, b = self._solve(keep, lam)
-                # sum_t |y - x w - b|^2 expanded on the fold's statistics
-                q = (
-                    self.yy[fold].sum()
-                    - 2 * np.sum(w * self.xy[fold])
-                    - 2 * b @ self.sy[fold]
-                    + np.sum(w * (self.xx[fold] @ w))
-                    + 2 * b @ (self.sx[fold] @ w)
-                    + self.n[fold] * b @ b
-                )
-                sse += q
-                cnt += self.n[fold] * self.o
-            errs[li] = sse / cnt
-        return errs
+__all__ = [
+    "DEFAULT_LAMBDAS",
+    "LogisticClassifier",
+    "Ridge",
+    "RidgeAccumulator",
+    "RidgeClassifier",
+    "standardized_solve",
+]
 
 
 def standardized_solve(x: np.ndarray, y: np.ndarray, lam: float) -> tuple[np.ndarray, np.ndarray]:
@@ -159,10 +80,16 @@ class Ridge:
     """Ridge regression readout with washout and CV-chosen regularisation.
 
     Args:
-        ridge: one lambda, or a grid from which K-fold CV picks one.
+        ridge: one lambda, or a grid from which K-fold CV picks one (module docstring).
         washout: leading rows of each sequence to discard in `fit` (not in `predict`).
         folds: CV folds when ``ridge`` is a grid (contiguous blocks, or whole ``groups``).
         standardize: penalise the coefficients of standardised features (module docstring).
+        per_output: choose lambda for each output column separately (``ridges_``).
+
+    After `fit`: ``coef_`` ``(F, O)``, ``intercept_`` ``(O,)``, ``ridges_`` ``(O,)`` (the lambda
+    of each output), ``ridge_`` (the shared lambda; None with ``per_output``), ``on_edge_`` (a
+    chosen lambda is the grid's smallest or largest), ``cv_errors_`` ``(L,)`` and
+    ``cv_errors_by_output_`` ``(L, O)`` (grids only).
     """
 
     def __init__(
@@ -172,20 +99,27 @@ class Ridge:
         washout: int = 0,
         folds: int = 5,
         standardize: bool = False,
+        per_output: bool = False,
     ) -> None:
         grid = np.atleast_1d(np.asarray(ridge, dtype=np.float64))
-        if grid.ndim != 1 or grid.size == 0 or np.any(grid < 0):
-            raise UsageError("ridge must be a non-negative number or a non-empty grid")
+        if grid.ndim != 1 or grid.size == 0 or not np.all(grid >= 0) or not np.all(grid < np.inf):
+            raise UsageError("ridge must be a finite non-negative number or a non-empty grid")
         if washout < 0:
             raise UsageError("washout must be >= 0")
+        if standardize and per_output:
+            raise UsageError("per_output is not available with standardize")
         self.grid = grid
         self.washout = washout
         self.folds = folds
         self.standardize = standardize
+        self.per_output = per_output
         self.coef_: np.ndarray | None = None
         self.intercept_: np.ndarray | None = None
         self.ridge_: float | None = None
+        self.ridges_: np.ndarray | None = None
+        self.on_edge_ = False
         self.cv_errors_: np.ndarray | None = None
+        self.cv_errors_by_output_: np.ndarray | None = None
         self._squeeze = False
 
     def _fold_rows(self, t: int, groups: np.ndarray | None) -> list[np.ndarray]:
@@ -201,7 +135,7 @@ class Ridge:
     def fit(self, x: np.ndarray, y: np.ndarray, groups: np.ndarray | None = None) -> Ridge:
         """``x`` ``(T, F)``, ``y`` ``(T,)`` or ``(T, O)``, ``groups`` ``(T,)`` optional CV group
         labels; rows before ``washout`` are dropped."""
-        x2, y2 = _check_xy(x, y)
+        x2, y2 = check_xy(x, y)
         assert y2 is not None
         self._squeeze = np.asarray(y).ndim == 1
         x2, y2 = x2[self.washout :], y2[self.washout :]
@@ -215,12 +149,45 @@ class Ridge:
             raise UsageError(f"only {x2.shape[0]} samples after a washout of {self.washout}")
         if self.standardize:
             return self._fit_standardized(x2, y2, folds)
-        acc = RidgeAccumulator(x2.shape[1], y2.shape[1], len(folds))
-        for fold, idx in enumerate(folds):
-            acc.partial_fit(x2[idx], y2[idx], fold)
-        return self.fit_statistics(acc)
+        if self.grid.size == 1:
+            acc = RidgeAccumulator(x2.shape[1], y2.shape[1], 1).partial_fit(x2, y2)
+            return self._finish(None, acc, None)
+        return self._finish(cv_errors_data(x2, y2, folds, self.grid), None, (x2, y2))
+
+    def _choose(self, err: np.ndarray | None, n_out: int) -> np.ndarray:
+        """The lambda of each output ``(O,)`` from CV errors ``(L, O)`` (or the one given)."""
+        if err is None:
+            self.ridge_, self.on_edge_ = float(self.grid[0]), False
+            return np.full(n_out, self.grid[0])
+        self.cv_errors_by_output_, self.cv_errors_ = err, err.mean(1)
+        pick = np.argmin(err, 0) if self.per_output else np.full(n_out, np.argmin(err.mean(1)))
+        self.on_edge_ = bool(np.any((pick == 0) | (pick == self.grid.size - 1)))
+        self.ridge_ = None if self.per_output else float(self.grid[pick[0]])
+        return np.asarray(self.grid[pick])
+
+    def _finish(
+        self,
+        err: np.ndarray | None,
+        acc: RidgeAccumulator | None,
+        data: tuple[np.ndarray, np.ndarray] | None,
+    ) -> Ridge:
+        """Choose lambda(s), then refit on every row: one plain solve for a shared lambda, one
+        decomposition for per-output lambdas."""
+        n_out = acc.o if acc is not None else data[1].shape[1] if data is not None else 0
+        self.ridges_ = lams = self._choose(err, n_out)
+        if acc is None:
+            assert data is not None
+            x, y = data
+            if self.ridge_ is not None:
+                acc = RidgeAccumulator(x.shape[1], y.shape[1], 1).partial_fit(x, y)
+            else:
+                self.coef_, self.intercept_ = solve_spectral(x, y, lams)
+                return self
+        self.coef_, self.intercept_ = acc.solve(lams if self.ridge_ is None else self.ridge_)
+        return self
 
     def _fit_standardized(self, x: np.ndarray, y: np.ndarray, folds: list[np.ndarray]) -> Ridge:
+        pick = 0
         if self.grid.size > 1:
             errs = np.zeros(self.grid.size)
             for li, lam in enumerate(self.grid):
@@ -234,26 +201,22 @@ class Ridge:
                     sse += float(np.sum((x[test] @ w + b - y[test]) ** 2))
                 errs[li] = sse / (x.shape[0] * y.shape[1])
             self.cv_errors_ = errs
-            self.ridge_ = float(self.grid[int(np.argmin(errs))])
-        else:
-            self.ridge_ = float(self.grid[0])
+            pick = int(np.argmin(errs))
+            self.on_edge_ = pick in (0, self.grid.size - 1)
+        self.ridge_ = float(self.grid[pick])
+        self.ridges_ = np.full(y.shape[1], self.ridge_)
         self.coef_, self.intercept_ = standardized_solve(x, y, self.ridge_)
         return self
 
     def fit_statistics(self, acc: RidgeAccumulator) -> Ridge:
         """Fit from a filled `RidgeAccumulator` (streaming use)."""
-        if self.grid.size > 1:
-            self.cv_errors_ = acc.cv_errors(self.grid)
-            self.ridge_ = float(self.grid[int(np.argmin(self.cv_errors_))])
-        else:
-            self.ridge_ = float(self.grid[0])
-        self.coef_, self.intercept_ = acc.solve(self.ridge_)
-        return self
+        err = acc.cv_errors(self.grid, per_output=True) if self.grid.size > 1 else None
+        return self._finish(err, acc, None)
 
     def predict(self, x: np.ndarray) -> np.ndarray:
         if self.coef_ is None or self.intercept_ is None:
             raise UsageError("call fit before predict")
-        x2, _ = _check_xy(x)
+        x2, _ = check_xy(x)
         if x2.shape[1] != self.coef_.shape[0]:
             raise UsageError(f"expected {self.coef_.shape[0]} features, got {x2.shape[1]}")
         out = x2 @ self.coef_ + self.intercept_
@@ -309,7 +272,7 @@ class LogisticClassifier:
     def fit(self, x: np.ndarray, labels: np.ndarray) -> LogisticClassifier:
         from sklearn.linear_model import LogisticRegression  # imported when a model is fitted
 
-        x2, _ = _check_xy(x)
+        x2, _ = check_xy(x)
         labels = np.asarray(labels)
         if labels.shape != (x2.shape[0],):
             raise UsageError(f"labels must be ({x2.shape[0]},), got {labels.shape}")
@@ -334,7 +297,7 @@ class LogisticClassifier:
     def decision_function(self, x: np.ndarray) -> np.ndarray:
         if self.coef_ is None or self.intercept_ is None:
             raise UsageError("call fit before predict")
-        x2, _ = _check_xy(x)
+        x2, _ = check_xy(x)
         return np.asarray(((x2 - self._mu) / self._sd) @ self.coef_ + self.intercept_)
 
     def predict_proba(self, x: np.ndarray) -> np.ndarray:
