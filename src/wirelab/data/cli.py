@@ -10,17 +10,19 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from wirelab.data.connectomes import CONNECTOMES, load_connectome
+from wirelab.data.connectomes import CONNECTOMES, check_connectome_source, load_connectome
 from wirelab.data.dirs import cache_dir, data_dir
 from wirelab.data.download import fetch, verify
 from wirelab.data.mnist import mnist_info
 from wirelab.data.registry import DATASETS, get_dataset
+from wirelab.errors import UsageError
 
 _NAMES = [*sorted(DATASETS), "all"]
 
 
 class _Described(click.ParamType):
-    """``mnist`` or a registered connectome, read at parse time (`CONNECTOMES`)."""
+    """``mnist``, a registered connectome (read at parse time, `CONNECTOMES`) or a connectome
+    file."""
 
     name = "dataset"
 
@@ -28,12 +30,18 @@ class _Described(click.ParamType):
         return ["mnist", *CONNECTOMES.names()]
 
     def get_metavar(self, param: click.Parameter, ctx: click.Context | None = None) -> str:
-        return "[" + "|".join(self.names()) + "]"
+        return "[" + "|".join(self.names()) + "|PATH]"
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
-        if value not in self.names():
-            self.fail(f"unknown dataset {value!r}; choose one of: {', '.join(self.names())}")
-        return value
+        if value == "mnist":
+            return value
+        try:
+            return check_connectome_source(str(value))
+        except UsageError:
+            self.fail(
+                f"unknown dataset {value!r}; choose one of: {', '.join(self.names())}, "
+                "or a connectome file (.csv, .parquet, .npz)"
+            )
 
 
 def _selected(name: str | None) -> list[str]:
@@ -56,6 +64,10 @@ def list_cmd() -> None:
         table.add_row(d.name, "\n".join(f.path for f in d.files), d.description)
     console = Console()
     console.print(table)
+    conn = Table("connectome", "description", title="connectomes (wirelab data info NAME)")
+    for name, help_text in CONNECTOMES.describe():
+        conn.add_row(name, escape(help_text))
+    console.print(conn)
     console.print(f"data dir: {data_dir() or '(WIRELAB_DATA_DIR not set)'}   cache: {cache_dir()}")
 
 
@@ -90,7 +102,11 @@ def verify_cmd(name: str | None) -> None:
 @click.argument("name", type=_Described())
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def info_cmd(name: str, as_json: bool) -> None:
-    """Describe dataset NAME from its real files (counts, shapes, populations)."""
+    """Describe dataset NAME from its real files (counts, shapes, populations).
+
+    NAME is mnist, a registered connectome (`wirelab data list`) or a connectome file; for a
+    connectome: neurons, edges and synapses in all and per edge type, and the populations.
+    """
     if name == "mnist":
         info: dict[str, object] = mnist_info()
     else:
@@ -108,7 +124,7 @@ def info_cmd(name: str, as_json: bool) -> None:
     console.print(table)
     pops = info.get("populations")
     if isinstance(pops, dict):
-        pt = Table("cell type", "left", "right", title="populations")
+        pt = Table("cell type", "left", "right", "unpaired", title="populations")
         for ct, sides in pops.items():
-            pt.add_row(ct, str(sides["left"]), str(sides["right"]))
+            pt.add_row(ct, *(str(sides.get(k, 0)) for k in ("left", "right", "unpaired")))
         console.print(pt)

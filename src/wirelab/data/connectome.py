@@ -1,4 +1,8 @@
-"""The larval *Drosophila* connectome (Winding et al. 2023) as a `Connectome` object.
+"""The `Connectome` object, and the larval *Drosophila* connectome (Winding et al. 2023) as one.
+
+A `Connectome` holds any dataset (see `wirelab.data.connectomes` for the registered ones and user
+files); the valid edge types are its own (``tuple(con.edge_types)``): the larva's ``aa/ad/da/dd``,
+*C. elegans*' ``chemical/gap``, a user file's.
 
 Orientation is explicit everywhere: ``weights[i, j]`` is the number of synapses from presynaptic
 neuron ``i`` to postsynaptic neuron ``j`` (rows pre, columns post, as in the published CSVs).
@@ -33,12 +37,16 @@ SIDES = ("left", "right")
 _DERIVED_VERSION = 1
 
 
-def check_edge_types(edge_types: Iterable[str]) -> list[str]:
-    """``edge_types`` as a list, or a `UsageError` unless a non-empty subset of `EDGE_TYPES`."""
-    chosen = list(edge_types)
-    bad = [e for e in chosen if e not in EDGE_TYPES]
+def check_edge_types(
+    edge_types: Iterable[str], valid: Iterable[str] = EDGE_TYPES, *, name: str = ""
+) -> list[str]:
+    """``edge_types`` as a list, or a `UsageError` unless a non-empty subset of ``valid`` (the
+    connectome's own edge types, `Connectome.edge_type_names`; the larva's by default)."""
+    chosen, allowed = list(edge_types), tuple(valid)
+    bad = [e for e in chosen if e not in allowed]
     if bad or not chosen:
-        raise UsageError(f"edge types must be a non-empty subset of {EDGE_TYPES}, got {chosen}")
+        where = f" of {name}" if name else ""
+        raise UsageError(f"edge types{where} must be a non-empty subset of {allowed}, got {chosen}")
     return chosen
 
 
@@ -49,14 +57,18 @@ class Connectome:
     Attributes:
         name: dataset name.
         skeleton_ids: ``(N,)`` int64 ids, the order of every per-neuron array and matrix axis.
-        weights: ``(N, N)`` CSR synapse counts, ``[pre, post]``.
-        edge_types: ``{"aa"|"ad"|"da"|"dd": (N, N) CSR}``, aligned to ``skeleton_ids``.
+        weights: ``(N, N)`` CSR synapse counts, ``[pre, post]``; ``weights == sum(edge_types)``.
+        edge_types: ``{type: (N, N) CSR}`` aligned to ``skeleton_ids``; its keys are the valid
+            edge types of this connectome (larva ``aa/ad/da/dd``, *C. elegans* ``chemical/gap``).
         celltype: ``(N,)`` str, ``""`` for neurons without annotation.
-        side: ``(N,)`` str, ``"left"``, ``"right"`` or ``""`` (not annotated).
+        side: ``(N,)`` str, ``"left"``, ``"right"`` or ``""`` (unpaired or not annotated).
         partner: ``(N,)`` int index of the contralateral pair partner, ``-1`` when unpaired.
         annotations: per neuron, the lower-cased ``;``-separated additional annotations
             (sensory modality such as ``olfactory``, neuron names, ...).
         cluster: ``(N,)`` int level-7 cluster, ``-1`` when not annotated.
+        names: ``(N,)`` neuron names (``"AVAL"``) or ``()`` when the dataset has none.
+        signed: whether weights may be negative (a user's signed matrix).
+        source: provenance and the counts of the published files (shown by `summary`).
     """
 
     name: str
@@ -69,22 +81,35 @@ class Connectome:
     annotations: tuple[frozenset[str], ...]
     cluster: np.ndarray
     _index: dict[int, int] = field(default_factory=dict, repr=False)
+    names: tuple[str, ...] = ()
+    signed: bool = False
+    source: dict[str, object] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         n = len(self.skeleton_ids)
         if self.weights.shape != (n, n):
             raise CorruptDataError(f"weights shape {self.weights.shape} != ({n}, {n})")
+        if self.names and len(self.names) != n:
+            raise CorruptDataError(f"{len(self.names)} names for {n} neurons")
         self._index.update({int(s): i for i, s in enumerate(self.skeleton_ids)})
 
     @property
     def n(self) -> int:
         return len(self.skeleton_ids)
 
-    def index_of(self, skeleton_id: int) -> int:
+    @property
+    def edge_type_names(self) -> tuple[str, ...]:
+        """The valid edge types of this connectome, in order."""
+        return tuple(self.edge_types)
+
+    def index_of(self, skeleton_id: int | str) -> int:
+        """The index of a skeleton id, or of a neuron name (``"AVAL"``) in a dataset with names."""
+        if isinstance(skeleton_id, str) and self.names and skeleton_id in self.names:
+            return self.names.index(skeleton_id)
         try:
             return self._index[int(skeleton_id)]
-        except KeyError:
-            raise UsageError(f"skeleton id {skeleton_id} is not in {self.name}") from None
+        except (KeyError, ValueError):
+            raise UsageError(f"neuron {skeleton_id!r} is not in {self.name}") from None
 
     @property
     def celltypes(self) -> list[str]:
@@ -125,18 +150,21 @@ class Connectome:
         """``(N, N)`` float64 CSR ``[pre, post]``: all synapses, or the sum of some edge types."""
         if edge_types is None:
             return self.weights.astype(np.float64)
-        chosen = check_edge_types(edge_types)
+        chosen = check_edge_types(edge_types, self.edge_types, name=self.name)
         total = sp.csr_matrix((self.n, self.n), dtype=np.float64)
         for e in chosen:
             total = total + self.edge_types[e]
         return sp.csr_matrix(total, dtype=np.float64)
 
     def populations(self) -> dict[str, dict[str, int]]:
-        """``{celltype: {"left": n, "right": n}}`` over annotated neurons."""
+        """``{celltype: {"left": n, "right": n}}`` over annotated neurons, plus ``"unpaired": n``
+        for cell types with neurons of neither side (*C. elegans* DA1, AVG, ...)."""
         out: dict[str, dict[str, int]] = {}
         for ct in self.celltypes:
             sel = self.celltype == ct
             out[ct] = {s: int(np.sum(sel & (self.side == s))) for s in SIDES}
+            if unpaired := int(np.sum(sel & ~np.isin(self.side, SIDES))):
+                out[ct]["unpaired"] = unpaired
         return out
 
     def summary(self) -> dict[str, object]:
@@ -153,6 +181,8 @@ class Connectome:
                 for e, m in self.edge_types.items()
             },
             "populations": self.populations(),
+            **({"signed": True} if self.signed else {}),
+            **({"source": self.source} if self.source else {}),
         }
 
 
@@ -325,7 +355,7 @@ def check_connectome(con: Connectome, expected: dict[str, int] | None = None) ->
     diff = abs(total - con.weights)
     if diff.nnz and diff.max() != 0:
         raise CorruptDataError(
-            f"{con.name}: all-all matrix != aa + ad + da + dd after alignment "
+            f"{con.name}: all-all matrix != {' + '.join(con.edge_types)} after alignment "
             f"(max difference {diff.max()})"
         )
     if expected:

@@ -1,4 +1,4 @@
-"""The connectomes wirelab knows: name -> loader returning a `Connectome`.
+"""The connectomes wirelab knows: name -> loader returning a `Connectome`, and a user's own files.
 
 `CONNECTOMES` is the one list (the CLIs' ``--connectome`` choices, ``wirelab data info``, the
 validation and the docs read it). Adding a connectome is one new module with a loader (any
@@ -8,13 +8,25 @@ registry line here::
     CONNECTOMES.add("adult", "wirelab.data.adult:load_adult", "adult fly (FlyWire)")
 
 Entries given as ``"module:attribute"`` are imported on first use.
+
+Besides the registered names, `load_connectome` and the click type `CONNECTOME` accept the path of
+a user's file (an edge list ``.csv``/``.parquet`` or a scipy sparse ``.npz``, see
+`wirelab.data.user`), so every ``--connectome`` option takes either.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
+from typing import Any
 
+import click
+
+from wirelab.data.celegans import DATASETS as WORMS
+from wirelab.data.celegans import WormLoader
 from wirelab.data.connectome import Connectome
+from wirelab.data.user import SUFFIXES, is_connectome_file, load_user_connectome
+from wirelab.errors import UsageError
 from wirelab.registry import Registry
 
 CONNECTOMES = Registry[Callable[..., Connectome]]("connectome")
@@ -23,8 +35,56 @@ CONNECTOMES.add(
     "wirelab.data.connectome:load_larva",
     "larval Drosophila whole brain (Winding et al. 2023): 2,952 neurons",
 )
+for _worm in WORMS:  # needs the celegans extra (cect); converted once, then read from the cache
+    CONNECTOMES.add(_worm.key, WormLoader(_worm.key), _worm.description)
+
+_FILES = f"or the path of an edge list or matrix ({', '.join(SUFFIXES)})"
 
 
-def load_connectome(name: str) -> Connectome:
-    """The connectome registered as ``name`` (a one-line `UsageError` naming the choices if not)."""
-    return CONNECTOMES.get(name)()
+def check_connectome_source(value: str) -> str:
+    """``value`` if it is a registered name or an existing connectome file, else a one-line
+    `UsageError` naming the choices (nothing is loaded)."""
+    if value in CONNECTOMES:
+        return value
+    if is_connectome_file(value):
+        if not Path(value).is_file():
+            raise UsageError(f"connectome file {value} does not exist")
+        return value
+    raise UsageError(
+        f"unknown connectome {value!r}; choose one of: {', '.join(CONNECTOMES.names())}, {_FILES}"
+    )
+
+
+def load_connectome(name: str | Path) -> Connectome:
+    """The connectome registered as ``name``, or read from the file ``name`` (a one-line
+    `UsageError` naming the choices if it is neither)."""
+    value = str(name)
+    if value in CONNECTOMES:
+        return CONNECTOMES.get(value)()
+    check_connectome_source(value)
+    return load_user_connectome(value)
+
+
+def connectome_edge_types(name: str | Path) -> tuple[str, ...]:
+    """The valid edge types of a registered connectome or file (``("aa", "ad", "da", "dd")`` for
+    the larva, ``("chemical", "gap")`` for *C. elegans*); loads it (from the cache)."""
+    return load_connectome(name).edge_type_names
+
+
+class ConnectomeParam(click.ParamType):
+    """A click type for ``--connectome``: a registered name (read at parse time, so entries added
+    later are accepted) or the path of an existing connectome file."""
+
+    name = "connectome"
+
+    def get_metavar(self, param: click.Parameter, ctx: click.Context | None = None) -> str:
+        return "[" + "|".join(CONNECTOMES.names()) + "|PATH]"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        try:
+            return check_connectome_source(str(value))
+        except UsageError as exc:
+            self.fail(str(exc), param, ctx)
+
+
+CONNECTOME = ConnectomeParam()
