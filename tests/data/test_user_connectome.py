@@ -229,3 +229,43 @@ def test_data_info_json_on_a_user_file(edge_list: Path) -> None:
     assert info["source"]["file"] == str(edge_list)
     table = wirelab("data", "info", edge_list)
     assert table.returncode == 0 and "unpaired" in table.stdout
+
+
+WORM = """pre,post,weight,edge_type
+ASHL,AVAL,12,chemical
+ASHR,AVAR,10,chemical
+AVAL,AVAR,3,gap
+AVAR,AVAL,3,gap
+AVAL,DA1,8,chemical
+AVAR,DA1,6,chemical
+DA1,AVAL,2,chemical
+"""
+WORM_NEURONS = """id,celltype,side,partner,annotations
+ASHL,sensory,left,ASHR,nociceptive
+ASHR,sensory,right,ASHL,nociceptive
+AVAL,inter,left,AVAR,command
+AVAR,inter,right,AVAL,command
+DA1,motor,,,ventral cord
+"""
+
+
+def test_a_user_edge_list_runs_through_the_reservoir(tmp_path: Path) -> None:
+    """The documented example file, end to end through `wirelab reservoir run` (registered under a
+    name here; `--connectome PATH` once the reservoir CLI takes the `CONNECTOME` type)."""
+    from wirelab.data.connectomes import CONNECTOMES
+
+    path = write(tmp_path / "worm.csv", WORM)
+    write(tmp_path / "worm.neurons.csv", WORM_NEURONS)
+    CONNECTOMES.add("worm-file", lambda: load_connectome(path), "the docs' example file")
+    try:
+        args = ["reservoir", "run", "--connectome", "worm-file", "--task", "memory-capacity"]
+        args += ["--inputs", "sensory", "--outputs", "motor"]
+        args += ["--alpha", "0.5", "--nulls", "0", "--workers", "1", "--quick"]
+        r = wirelab(*args, "--out", tmp_path / "run")
+    finally:
+        CONNECTOMES.remove("worm-file")
+    assert r.returncode == 0, r.stderr
+    metrics = json.loads((tmp_path / "run" / "metrics.json").read_text())
+    assert metrics["population_sizes"] == {"inputs": 2, "outputs": 1}  # ASHL/ASHR -> DA1
+    (row,) = metrics["results"]
+    assert row["model"] == "connectome" and row["metric"] == "MC" and row["value"] > 0
