@@ -77,6 +77,8 @@ def test_without_a_neuron_table_ids_are_sorted_and_integers_stay_integers(tmp_pa
     assert con.edge_type_names == ("all",)
     assert con.weights[1, 0] == 1.5 and con.index_of(10) == 1
     assert con.celltypes == []
+    padded = load_user_connectome(write(tmp_path / "pad.csv", "pre,post,weight\n007,7,1\n"))
+    assert padded.names == ("007", "7") and list(padded.skeleton_ids) == [0, 1]
 
 
 def test_parquet_reads_like_csv(edge_list: Path, tmp_path: Path) -> None:
@@ -218,6 +220,8 @@ def test_the_click_type_takes_a_name_or_a_file(edge_list: Path) -> None:
     assert bad.exit_code == 2 and "unknown connectome 'lavra'; choose one of: larva" in bad.output
     gone = runner.invoke(cmd, ["--connectome", str(edge_list.with_name("gone.csv"))])
     assert gone.exit_code == 2 and "does not exist" in gone.output
+    r = wirelab("data", "info", edge_list.with_name("gone.csv"))
+    assert one_line_error(r) and "does not exist" in r.stderr
 
 
 def test_data_info_json_on_a_user_file(edge_list: Path) -> None:

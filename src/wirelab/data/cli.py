@@ -15,6 +15,7 @@ from wirelab.data.dirs import cache_dir, data_dir
 from wirelab.data.download import fetch, verify
 from wirelab.data.mnist import mnist_info
 from wirelab.data.registry import DATASETS, get_dataset
+from wirelab.data.user import is_connectome_file
 from wirelab.errors import UsageError
 
 _NAMES = [*sorted(DATASETS), "all"]
@@ -37,7 +38,9 @@ class _Described(click.ParamType):
             return value
         try:
             return check_connectome_source(str(value))
-        except UsageError:
+        except UsageError as exc:
+            if is_connectome_file(str(value)):
+                self.fail(str(exc))
             self.fail(
                 f"unknown dataset {value!r}; choose one of: {', '.join(self.names())}, "
                 "or a connectome file (.csv, .parquet, .npz)"

@@ -101,7 +101,7 @@ def _weight(path: Path, line: int, text: str, signed: bool) -> float:
 
 def _sorted_ids(ids: set[str]) -> list[str]:
     """Integers in numeric order, otherwise text order."""
-    if all(i.lstrip("-").isdigit() for i in ids):
+    if all(i.lstrip("-").isdigit() and str(int(i)) == i for i in ids):
         return sorted(ids, key=int)
     return sorted(ids)
 
@@ -187,7 +187,8 @@ def _build(
     for m in mats.values():
         total = total + m
     pos = {x: i for i, x in enumerate(ids)}
-    numeric = all(x.lstrip("-").isdigit() and abs(int(x)) < 2**63 for x in ids)
+    # integer ids stay integers when they read back unchanged ("007" and "7" would collide)
+    numeric = all(x.lstrip("-").isdigit() and str(int(x)) == x and abs(int(x)) < 2**63 for x in ids)
     extra = extra or {}
     partner = np.array([pos.get(p, -1) for p in extra.get("partner", [""] * n)], dtype=np.int64)
     return Connectome(
