@@ -8,7 +8,7 @@ from typing import Any, TypeVar
 import click
 
 from wirelab.cli_options import FINITE_FLOAT, SEED, finite_float
-from wirelab.data.connectomes import CONNECTOMES
+from wirelab.data.connectomes import CONNECTOME
 from wirelab.fly.mapping import BASELINES, EVOKED_GAIN, RESPONSES, SIDEDNESS, FixedMapping
 from wirelab.fly.populations import READOUTS
 
@@ -50,10 +50,10 @@ def nulls_option(default: int, help: str) -> Callable[[F], F]:
 
 
 def connectome_option(f: F) -> F:
-    """``--connectome``: a name from `wirelab.data.connectomes.CONNECTOMES`."""
+    """``--connectome``: a name from `wirelab.data.connectomes.CONNECTOMES`, or a file."""
     return click.option(
         "--connectome",
-        type=CONNECTOMES.choice(),
+        type=CONNECTOME,
         default="larva",
         show_default=True,
         help="The connectome that drives the fly.",

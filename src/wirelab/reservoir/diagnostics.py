@@ -28,7 +28,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from wirelab.data.connectome import check_edge_types
-from wirelab.data.connectomes import load_connectome
+from wirelab.data.connectomes import connectome_edge_types, load_connectome
 from wirelab.errors import UsageError
 from wirelab.reservoir.dynamics import Reservoir
 from wirelab.reservoir.populations import parse_population
@@ -216,7 +216,7 @@ def prepare_paths(cfg: PathsConfig) -> Callable[[], dict[str, Any]]:
     if cfg.normalize not in NORMALIZATIONS:
         raise UsageError(f"normalize must be one of {', '.join(NORMALIZATIONS)}")
     if cfg.edge_types is not None:
-        check_edge_types(cfg.edge_types)
+        check_edge_types(cfg.edge_types, connectome_edge_types(cfg.connectome))
     if cfg.steps < 1:
         raise UsageError(f"steps must be >= 1, got {cfg.steps}")
     con = load_connectome(cfg.connectome)
