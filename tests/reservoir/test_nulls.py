@@ -13,7 +13,7 @@ from wirelab.reservoir.nulls import (
     mirrored,
     weight_permutation,
 )
-from wirelab.reservoir.stats import empirical_p, summarize, z_score
+from wirelab.reservoir.stats import empirical_p, summarize, z_score, z_with_note
 
 
 def _graph(n: int = 80, seed: int = 0) -> sp.csr_matrix:
@@ -117,3 +117,40 @@ def test_p_value_and_z() -> None:
     s = summarize(rows, {"t": True})["t"]
     assert s["best_alpha"] == 1.0 and s["connectome"] == 3.0
     assert s["null_mean"] == pytest.approx(2.0) and s["p_value"] == pytest.approx(0.5)
+
+
+@pytest.mark.parametrize(
+    ("score", "higher_is_better", "want", "word"),
+    [
+        (3.0, True, np.inf, "better"),
+        (1.0, True, -np.inf, "worse"),  # was +inf before: the sign ignored the direction
+        (1.0, False, np.inf, "better"),  # lower is better (NRMSE)
+        (3.0, False, -np.inf, "worse"),
+        (2.0, True, 0.0, "same"),
+    ],
+)
+def test_z_with_equal_nulls_is_signed_by_the_difference(
+    score: float, higher_is_better: bool, want: float, word: str
+) -> None:
+    z, note = z_with_note(score, [2.0, 2.0, 2.0], higher_is_better)
+    assert z == want and note is not None and word in note and "zero spread" in note
+
+
+def _rows(null_values: list[float]) -> list[dict[str, object]]:
+    con = {"model": "connectome", "null": -1, "alpha": 1.0, "task": "t", "metric": "m", "value": 5}
+    return [con] + [
+        {"model": "degree", "null": i, "alpha": 1.0, "task": "t", "metric": "m", "value": v}
+        for i, v in enumerate(null_values)
+    ]
+
+
+def test_a_single_null_reports_z_as_absent_with_the_reason() -> None:
+    assert z_score(1.0, [0.5], True) is None
+    s = summarize(_rows([4.0]), {"t": True})["t"]
+    assert s["z"] is None and s["null_std"] is None and s["n_nulls"] == 1
+    assert "at least 2 nulls" in s["z_note"] and "at least 2 nulls" in s["z_own_best_alpha_note"]
+    assert s["p_value"] == pytest.approx(0.5)
+    s = summarize(_rows([6.0, 6.0]), {"t": False})["t"]  # lower is better; nulls tie above
+    assert s["z"] == np.inf and "better" in s["z_note"]
+    s = summarize(_rows([4.0, 6.0]), {"t": True})["t"]
+    assert s["z"] == pytest.approx(0.0) and s["z_note"] is None

@@ -8,7 +8,12 @@ a score improves (higher memory capacity / accuracy, lower NRMSE)::
     z = sign * (s - mean(s_i)) / std(s_i, ddof=1),   sign = +1 if higher is better else -1
 
 so ``z > 0`` means the connectome beats its nulls. With N nulls the smallest reachable p is
-``1 / (N + 1)``. Picking the connectome's best alpha and testing there favours the connectome
+``1 / (N + 1)``. Two edge cases are reported, not hidden (`z_with_note`): with fewer than two
+nulls ``std`` is undefined, so ``z`` is absent (None, written as null) and ``z_note`` says why;
+when every null scores the same (zero spread) ``z`` is ``+inf`` if the connectome is better,
+``-inf`` if it is worse and 0 if it ties, and ``z_note`` says which (JSON has no infinity:
+`wirelab.results` writes null and lists the key under ``non_finite``, so the note keeps the
+direction). Picking the connectome's best alpha and testing there favours the connectome
 (the nulls were not maximised), so `summarize` also reports p and z with every network at its
 own best alpha (``p_value_own_best_alpha``).
 """
@@ -31,15 +36,31 @@ def empirical_p(score: float, nulls: Sequence[float] | np.ndarray, higher_is_bet
     return float((1 + np.sum(at_least)) / (arr.size + 1))
 
 
-def z_score(score: float, nulls: Sequence[float] | np.ndarray, higher_is_better: bool) -> float:
+def z_with_note(
+    score: float, nulls: Sequence[float] | np.ndarray, higher_is_better: bool
+) -> tuple[float | None, str | None]:
+    """``(z, note)``: z as in the module docstring; ``note`` explains an absent or infinite z."""
     arr = np.asarray(nulls, dtype=np.float64)
     if arr.size < 2:
-        return float("nan")
+        return None, f"z needs at least 2 nulls (std of {arr.size} is undefined)"
+    sign = 1.0 if higher_is_better else -1.0
+    diff = sign * (score - arr.mean())
     sd = arr.std(ddof=1)
     if sd == 0:
-        return float("inf") if score != arr.mean() else 0.0
-    sign = 1.0 if higher_is_better else -1.0
-    return float(sign * (score - arr.mean()) / sd)
+        if diff == 0:
+            return 0.0, "every null scores the same as the connectome (zero spread)"
+        word = "better" if diff > 0 else "worse"
+        return float(np.copysign(np.inf, diff)), (
+            f"every null scores the same (zero spread); the connectome is {word}"
+        )
+    return float(diff / sd), None
+
+
+def z_score(
+    score: float, nulls: Sequence[float] | np.ndarray, higher_is_better: bool
+) -> float | None:
+    """z of the connectome against its nulls (`z_with_note` without the note)."""
+    return z_with_note(score, nulls, higher_is_better)[0]
 
 
 def summarize(
@@ -65,11 +86,13 @@ def summarize(
             nulls = [r["value"] for r in sub if r["model"] != "connectome" and r["alpha"] == alpha]
             entry: dict[str, Any] = {"alpha": alpha, "connectome": con[alpha]}
             if nulls:
+                z, note = z_with_note(con[alpha], nulls, hib)
                 entry.update(
                     null_mean=float(np.mean(nulls)),
-                    null_std=float(np.std(nulls, ddof=1)) if len(nulls) > 1 else 0.0,
+                    null_std=float(np.std(nulls, ddof=1)) if len(nulls) > 1 else None,
                     p_value=empirical_p(con[alpha], nulls, hib),
-                    z=z_score(con[alpha], nulls, hib),
+                    z=z,
+                    z_note=note,
                     n_nulls=len(nulls),
                 )
             per_alpha.append(entry)
@@ -82,6 +105,7 @@ def summarize(
             own_best[key] = pick(own_best.get(key, r["value"]), r["value"])
         con_best = own_best.pop(("connectome", -1))
         null_best = list(own_best.values())
+        z_own, note_own = z_with_note(con_best, null_best, hib) if null_best else (None, None)
         out[task] = {
             "metric": metric,
             "higher_is_better": hib,
@@ -91,9 +115,11 @@ def summarize(
             "null_std": best.get("null_std"),
             "p_value": best.get("p_value"),
             "z": best.get("z"),
+            "z_note": best.get("z_note"),
             "n_nulls": best.get("n_nulls", 0),
             "p_value_own_best_alpha": empirical_p(con_best, null_best, hib) if null_best else None,
-            "z_own_best_alpha": z_score(con_best, null_best, hib) if null_best else None,
+            "z_own_best_alpha": z_own,
+            "z_own_best_alpha_note": note_own,
             "per_alpha": per_alpha,
         }
     return out
