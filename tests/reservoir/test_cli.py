@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from dataclasses import asdict
 from pathlib import Path
 
 import numpy as np
@@ -15,6 +16,8 @@ from tests.clirun import one_line_error, wirelab
 from tests.conftest import requires_larva
 from wirelab.data.connectome import EDGE_TYPES, Connectome
 from wirelab.data.connectomes import CONNECTOMES
+from wirelab.reservoir.esn import load_esn
+from wirelab.reservoir.experiment import ExperimentConfig, resolve
 
 
 def toy_connectome(n: int = 48, seed: int = 0) -> Connectome:
@@ -61,11 +64,21 @@ def test_a_registered_connectome_runs_through_every_command(toy: str, tmp_path: 
     assert len(metrics["results"]) == 4 * 2 * 2
     assert metrics["population_sizes"] == {
         "inputs": 8,
-        "outputs": 8,
+        "outputs": 48,  # every neuron is read out by default
         "inputs_left": 4,
         "inputs_right": 4,
     }
-    assert json.loads((out / "config.json").read_text())["config"]["connectome"] == "toy"
+    config = json.loads((out / "config.json").read_text())["config"]
+    assert config["connectome"] == "toy"
+    # the resolved settings are recorded, so the run repeats from config.json
+    assert (config["normalize"], config["bias"], config["input_scaling"], config["outputs"]) == (
+        "row",
+        "random:0.2",
+        0.3,
+        "all",
+    )
+    cfg = ExperimentConfig(**config)
+    assert asdict(resolve(cfg)) == config
     assert (out / "score_vs_alpha.png").is_file()
 
     r = wirelab("reservoir", "run", *args[2:])  # a finished run is not replaced silently
@@ -87,7 +100,12 @@ def test_unknown_connectome_and_bad_settings_fail_before_the_result_directory(
     for extra, words in [
         (["--edge-types", "xx"], "edge types"),
         (["--null-model", "shuffle"], "null models"),
-        (["--bias", "nan"], "not a finite number"),
+        (["--bias", "nan"], "bias must be a number or random[:SCALE]"),
+        (["--bias", "random:-1"], "scale >= 0"),
+        (["--alpha", "nan"], "finite numbers"),
+        (["--alpha", "0.5,inf"], "finite numbers"),
+        (["--input-scaling", "nan"], "not a finite number"),
+        (["--seed", "-1"], "range"),
         (["--leak", "0"], "out of range"),
         (["--outputs", "annotation=nothing"], "population is empty"),
     ]:
@@ -199,3 +217,42 @@ def test_negative_steps_and_seed_give_one_line(args: tuple[str, ...], tmp_path: 
     r = wirelab(*args, "--out", tmp_path / "run")
     assert r.returncode == 2 and one_line_error(r), r.stderr
     assert not (tmp_path / "run").exists()
+
+
+@pytest.fixture
+def esn() -> Iterator[str]:
+    CONNECTOMES.add("esn-test", lambda: load_esn(120, 0.05, 0), "a random 120-unit ESN")
+    try:
+        yield "esn-test"
+    finally:
+        CONNECTOMES.remove("esn-test")
+
+
+def test_a_random_esn_runs_with_every_unit_in_and_out_and_a_random_esn_null(
+    esn: str, toy: str, tmp_path: Path
+) -> None:
+    """A signed network: normalised spectrally under auto, read out from every unit; the
+    random-ESN null of the (unsigned, row-normalised) toy connectome has its spectral radius."""
+    out = tmp_path / "esn"
+    args = ["reservoir", "run", "--connectome", esn, "--task", "narma10", "--inputs", "all"]
+    args += ["--alpha", "0.9", "--nulls", "1", "--null-model", "degree", "--workers", "1"]
+    r = wirelab(*args, "--quick", "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    config = json.loads((out / "config.json").read_text())["config"]
+    assert config["normalize"] == "spectral" and config["outputs"] == "all"
+    metrics = json.loads((out / "metrics.json").read_text())
+    assert metrics["population_sizes"]["outputs"] == 120
+    assert metrics["networks"][0]["spectral_radius"] == pytest.approx(1.0, rel=1e-6)
+
+    out = tmp_path / "toy"
+    args = ["reservoir", "run", "--connectome", toy, "--task", "narma10", "--alpha", "1.0"]
+    args += ["--nulls", "2", "--null-model", "random-esn", "--workers", "1", "--quick"]
+    r = wirelab(*args, "--outputs", "DN-VNC+sensory", "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    metrics = json.loads((out / "metrics.json").read_text())
+    assert metrics["population_sizes"]["outputs"] == 16  # the union of the two cell types
+    radii = [n["spectral_radius"] for n in metrics["networks"]]
+    assert [n["model"] for n in metrics["networks"]] == ["connectome", "random-esn", "random-esn"]
+    assert radii == pytest.approx([radii[0]] * 3, rel=1e-6)
+    r = wirelab(*args, "--outputs", "DN-VNC+nosuch", "--out", str(tmp_path / "bad"))
+    assert r.returncode == 2 and one_line_error(r) and "nosuch" in r.stderr

@@ -90,3 +90,26 @@ def test_connectome_edge_types(larva) -> None:  # type: ignore[no-untyped-def]
     w = reservoir_weights(larva, normalize_by="row", alpha=0.8)
     sums = np.asarray(w.sum(1)).ravel()
     np.testing.assert_allclose(sums[sums > 0], 0.8)
+
+
+def test_row_and_column_normalisation_of_signed_weights_use_absolute_sums() -> None:
+    """A row whose signed weights cancel (sum 0) is scaled by its absolute sum, not blown up;
+    for non-negative weights nothing changes; auto picks row for counts, spectral for signed."""
+    w = sp.csr_matrix(np.array([[0.0, 2.0, -2.0], [1.0, 0.0, 3.0], [0.5, -0.5, 0.0]]))
+    row = normalize(w, "row").toarray()
+    np.testing.assert_allclose(np.abs(row).sum(1), 1.0)
+    np.testing.assert_allclose(row[0], [0.0, 0.5, -0.5])
+    assert spectral_radius(row) <= 1.0 + 1e-12  # bounded by the largest absolute row sum
+    np.testing.assert_allclose(np.abs(normalize(w, "column").toarray()).sum(0), 1.0)
+    counts = sp.csr_matrix(np.array([[0.0, 2.0, 1.0], [3.0, 0.0, 1.0], [1.0, 1.0, 0.0]]))
+    np.testing.assert_array_equal(
+        normalize(counts, "row").toarray(), counts.toarray() / counts.toarray().sum(1)[:, None]
+    )
+    np.testing.assert_array_equal(normalize(counts, "auto").toarray(), normalize(counts).toarray())
+    assert spectral_radius(normalize(w, "auto")) == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("spec", ["nan", "0.5,inf", "-inf", [1.0, np.nan], float("nan"), "1:2:0"])
+def test_non_finite_alphas_are_refused(spec: object) -> None:
+    with pytest.raises(UsageError, match="alpha"):
+        parse_alphas(spec)  # type: ignore[arg-type]

@@ -11,11 +11,15 @@ from rich.table import Table
 
 from wirelab.cli_options import FINITE_FLOAT, SEED, finite_float, out_option
 from wirelab.data.connectomes import CONNECTOMES
+from wirelab.errors import UsageError
 from wirelab.registry import RegistryChoice
 from wirelab.reservoir import diagnostics, experiment
 from wirelab.reservoir.nulls import NULLS
 from wirelab.reservoir.tasks import TASKS
+from wirelab.reservoir.units import parse_bias
 from wirelab.reservoir.weights import NORMALIZATIONS, parse_alphas
+
+DEFAULTS = experiment.ExperimentConfig(tasks=[], alphas=[])  # the documented defaults
 
 
 class _TaskChoice(RegistryChoice):
@@ -26,6 +30,26 @@ class _TaskChoice(RegistryChoice):
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         return value if value == "all" else super().convert(value, param, ctx)
+
+
+class _Parsed(click.ParamType):
+    """A value read by one of the library's parsers; its `UsageError` becomes a click error."""
+
+    def __init__(self, name: str, parse: Any, metavar: str) -> None:
+        self.name, self._parse, self._metavar = name, parse, metavar
+
+    def get_metavar(self, param: click.Parameter, ctx: click.Context | None = None) -> str:
+        return self._metavar
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        try:
+            return self._parse(value)
+        except UsageError as exc:
+            self.fail(str(exc), param, ctx)
+
+
+ALPHAS = _Parsed("alphas", lambda v: [float(a) for a in parse_alphas(v)], "START:STOP:N|a,b,c")
+BIAS = _Parsed("bias", lambda v: str(parse_bias(v)), "NUMBER|random[:SCALE]")
 
 
 def _split(text: str | None) -> list[str] | None:
@@ -53,17 +77,28 @@ def group() -> None:
     show_default=True,
     help="Input population: celltype[:side], annotation=TOKEN, index=0-9, all.",
 )
-@click.option("--outputs", default="DN-VNC", show_default=True, help="Readout population.")
 @click.option(
-    "--normalize", "norm", type=click.Choice(NORMALIZATIONS), default="row", show_default=True
+    "--outputs",
+    default=DEFAULTS.outputs,
+    show_default=True,
+    help="Readout population, as --inputs; cell types join with + (DN-VNC+sensory).",
 )
-@click.option("--edge-types", default=None, help="Comma list of aa,ad,da,dd (default: all).")
+@click.option(
+    "--normalize",
+    "norm",
+    type=click.Choice(NORMALIZATIONS),
+    default=DEFAULTS.normalize,
+    show_default=True,
+    help="auto: row for synapse counts, spectral for signed weights.",
+)
+@click.option("--edge-types", default=None, help="Comma list of the connectome's edge types.")
 @click.option(
     "--alpha",
-    "alpha",
+    "alphas",
+    type=ALPHAS,
     default="0.2:1.6:8",
     show_default=True,
-    help="Global gains: START:STOP:N, a,b,c or one value.",
+    help="Global gains: START:STOP:N, a,b,c or one value (finite).",
 )
 @click.option(
     "--nulls", type=click.IntRange(min=0), default=20, show_default=True, help="Nulls per model."
@@ -83,8 +118,16 @@ def group() -> None:
     help="Rate units, or 'lif': leaky integrate-and-fire units read out by their rate trace.",
 )
 @click.option("--leak", type=finite_float(0.0, 1.0, min_open=True), default=1.0, show_default=True)
-@click.option("--input-scaling", type=FINITE_FLOAT, default=1.0, show_default=True)
-@click.option("--bias", type=FINITE_FLOAT, default=0.0, show_default=True)
+@click.option(
+    "--input-scaling", type=FINITE_FLOAT, default=DEFAULTS.input_scaling, show_default=True
+)
+@click.option(
+    "--bias",
+    type=BIAS,
+    default=str(DEFAULTS.bias),
+    show_default=True,
+    help="A constant, or random[:SCALE]: b_i ~ U[-SCALE, SCALE] per neuron, seeded.",
+)
 @click.option("--seed", type=SEED, default=0, show_default=True)
 @click.option(
     "--workers",
@@ -102,13 +145,13 @@ def run_cmd(
     outputs: str,
     norm: str,
     edge_types: str | None,
-    alpha: str,
+    alphas: list[float],
     nulls: int,
     null_models: str,
     activation: str,
     leak: float,
     input_scaling: float,
-    bias: float,
+    bias: str,
     seed: int,
     workers: int,
     quick: bool,
@@ -118,7 +161,7 @@ def run_cmd(
     """Score the connectome and its nulls on tasks over a range of gains; p-values and z."""
     cfg = experiment.ExperimentConfig(
         tasks=list(TASKS) if "all" in tasks else list(dict.fromkeys(tasks)),
-        alphas=[float(a) for a in parse_alphas(alpha)],
+        alphas=alphas,
         connectome=connectome,
         inputs=inputs,
         outputs=outputs,
@@ -136,6 +179,8 @@ def run_cmd(
     )
     metrics = experiment.run(cfg, out, overwrite=overwrite)
     _print_summary(metrics, Console())
+    for line in metrics.get("warnings", []):
+        click.echo(f"warning: {line}", err=True)
     click.echo(f"results: {out}")
 
 
@@ -180,6 +225,9 @@ def _print_summary(metrics: dict[str, Any], console: Console) -> None:
             _fmt(s["p_value_own_best_alpha"]),
         )
     console.print(table)
+    for task, s in metrics["summary"].items():
+        if s.get("z_note"):
+            console.print(f"{task}: z {_fmt(s['z'])}: {s['z_note']}")
 
 
 @click.group(name="connectome")

@@ -7,6 +7,13 @@ gains batched in one reservoir. Jobs run in ``workers`` processes. The output is
 
 `run` is the experiment of ``wirelab reservoir run`` (and of the tour's reservoir step): an
 `ExperimentConfig` in, a result directory out (config.json, score_vs_alpha.png, metrics.json).
+config.json holds the resolved configuration (`resolve`: ``normalize="auto"`` replaced by the
+normalisation used, the bias in its canonical form), so ``ExperimentConfig(**config["config"])``
+repeats the run.
+
+Defaults (measured in docs/reservoir.md, "Choosing the defaults"): every neuron read out
+(``outputs="all"``), a random per-neuron bias ``b_i ~ U[-0.2, 0.2]`` (``bias="random:0.2"``),
+input scaling 0.3, ``normalize="auto"`` (row for synapse counts, spectral for signed matrices).
 """
 
 from __future__ import annotations
@@ -17,22 +24,27 @@ import os
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from wirelab.data.connectome import check_edge_types
 from wirelab.data.connectomes import CONNECTOMES, load_connectome
 from wirelab.errors import UsageError
 from wirelab.progress import progress_bar
-from wirelab.reservoir.nulls import NULLS, make_null
+from wirelab.reservoir.nulls import NULLS, RADIUS_MATCHED, make_null, match_radius
 from wirelab.reservoir.populations import parse_population
 from wirelab.reservoir.stats import summarize
 from wirelab.reservoir.tasks import TASKS, Setup, run_task
-from wirelab.reservoir.units import LIFUnits, Units
-from wirelab.reservoir.weights import as_csr, normalize, spectral_radius
+from wirelab.reservoir.units import LIFUnits, Units, parse_bias
+from wirelab.reservoir.weights import (
+    NORMALIZATIONS,
+    as_csr,
+    normalize,
+    resolve_normalization,
+    spectral_radius,
+)
 from wirelab.results import experiment
 
 QUICK = {  # smaller task sizes for tours and tests
@@ -49,15 +61,15 @@ class ExperimentConfig:
     alphas: list[float]
     connectome: str = "larva"
     inputs: str = "sensory"
-    outputs: str = "DN-VNC"
-    normalize: str = "row"
+    outputs: str = "all"
+    normalize: str = "auto"
     edge_types: list[str] | None = None
     nulls: int = 20
     null_models: list[str] = field(default_factory=lambda: ["degree"])
     activation: str = "tanh"
     leak: float = 1.0
-    input_scaling: float = 1.0
-    bias: float = 0.0
+    input_scaling: float = 0.3
+    bias: float | str = "random:0.2"  # a number, or "random[:SCALE]" (`units.parse_bias`)
     seed: int = 0
     workers: int = 2
     quick: bool = False
@@ -69,8 +81,8 @@ class ExperimentConfig:
 
     def validate(self) -> None:
         CONNECTOMES.get(self.connectome)  # an unknown name: one line naming the choices
-        if self.edge_types is not None:
-            check_edge_types(self.edge_types)
+        if self.edge_types is not None and not self.edge_types:
+            raise UsageError("edge types: give at least one (or none for every type)")
         bad = [t for t in self.tasks if t not in TASKS]
         if bad or not self.tasks:
             raise UsageError(f"tasks must be among {', '.join(TASKS.names())}, got {self.tasks}")
@@ -79,17 +91,32 @@ class ExperimentConfig:
             raise UsageError(f"null models must be among {', '.join(NULLS.names())}, got {bad}")
         if self.nulls < 0 or self.workers < 1:
             raise UsageError("nulls must be >= 0 and workers >= 1")
-        if not self.alphas:
-            raise UsageError("no alpha values")
+        if not 0 <= self.seed < 2**32:
+            raise UsageError(f"seed must be in [0, 2**32 - 1], got {self.seed}")
+        if not self.alphas or not all(np.isfinite(a) for a in self.alphas):
+            raise UsageError(f"alpha values must be one or more finite numbers, got {self.alphas}")
+        if self.normalize not in NORMALIZATIONS:
+            raise UsageError(f"normalize must be one of {', '.join(NORMALIZATIONS)}")
         if self.activation == "lif" and "mackey-glass" in self.tasks:
             raise UsageError("mackey-glass free running feeds predictions back: use rate units")
-        self.units()
+        self.units(1)
 
-    def units(self) -> Units | LIFUnits:
-        """Rate units, or LIF units (``activation="lif"``, default time constants)."""
+    def units(self, n: int) -> Units | LIFUnits:
+        """Rate units, or LIF units (``activation="lif"``, default time constants), for ``n``
+        neurons: the bias resolved by `units.parse_bias` (a random bias drawn from ``seed``)."""
+        bias = parse_bias(self.bias).vector(n, self.seed)
         if self.activation == "lif":
-            return LIFUnits(input_scaling=self.input_scaling, bias=self.bias)
-        return Units(self.activation, self.leak, self.input_scaling, self.bias)
+            return LIFUnits(input_scaling=self.input_scaling, bias=bias)
+        return Units(self.activation, self.leak, self.input_scaling, bias)
+
+
+def resolve(cfg: ExperimentConfig) -> ExperimentConfig:
+    """``cfg`` with ``normalize="auto"`` resolved on the connectome's matrix and the bias in its
+    canonical form (what config.json records, so the run repeats from it)."""
+    # the connectome's own edge types are checked here (a one-line error naming them)
+    real = as_csr(load_connectome(cfg.connectome), edge_types=cfg.edge_types)
+    how = resolve_normalization(real, cfg.normalize)
+    return replace(cfg, normalize=how, bias=str(parse_bias(cfg.bias)))
 
 
 _BLAS_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
@@ -131,11 +158,15 @@ def run_job(cfg_dict: dict[str, Any], model: str, index: int) -> dict[str, Any]:
     cpu0 = time.process_time()
     cfg = ExperimentConfig(**cfg_dict)
     con = load_connectome(cfg.connectome)
+    real = as_csr(con, edge_types=cfg.edge_types)
     if model == "connectome":
-        raw = as_csr(con, edge_types=cfg.edge_types)
+        raw = real
     else:
         raw = make_null(model, con, seed=cfg.seed + 1 + index, edge_types=cfg.edge_types)
-    w = normalize(raw, cfg.normalize, seed=cfg.seed)
+    how = resolve_normalization(real, cfg.normalize)  # the connectome's, for every network
+    w = normalize(raw, how, seed=cfg.seed)
+    if model in RADIUS_MATCHED:  # the connectome's spectral radius after the same normalisation
+        w = match_radius(w, spectral_radius(normalize(real, how), seed=cfg.seed), cfg.seed)
     inputs = parse_population(con, cfg.inputs)
     setup = Setup(
         weights=[w],
@@ -144,9 +175,9 @@ def run_job(cfg_dict: dict[str, Any], model: str, index: int) -> dict[str, Any]:
         outputs=parse_population(con, cfg.outputs),
         left=inputs[con.side[inputs] == "left"],
         right=inputs[con.side[inputs] == "right"],
-        units=cfg.units(),
+        units=cfg.units(con.n),
         seed=cfg.seed,
-        settings={"normalize": cfg.normalize, "model": model, "null": index},
+        settings={"normalize": how, "bias": cfg.bias, "model": model, "null": index},
     )
     rows: list[dict[str, Any]] = []
     extras: dict[str, Any] = {
@@ -174,6 +205,10 @@ def run_job(cfg_dict: dict[str, Any], model: str, index: int) -> dict[str, Any]:
                         "value": float(v),
                     }
                 )
+        if "lambda_on_edge" in res.detail:  # the fraction of fits whose lambda the grid binds
+            extras.setdefault("lambda_on_edge", {})[task] = float(res.detail["lambda_on_edge"])
+        for line in res.detail.get("warnings", []):
+            extras.setdefault("warnings", []).append(f"{model} {index}: {line}")
         extras.setdefault("definitions", {})[task] = res.definition
         extras.setdefault("higher_is_better", {}).update({name: hib for (name, _, hib) in scores})
     extras["cpu_seconds"] = time.process_time() - cpu0
@@ -185,6 +220,7 @@ def run_experiment(
 ) -> dict[str, Any]:
     """Run every job in ``cfg.workers`` processes and summarise; ``progress(done, total, what)``."""
     cfg.validate()
+    cfg = resolve(cfg)
     todo = jobs(cfg)
     cfg_dict = asdict(cfg)
     results: list[dict[str, Any]] = []
@@ -238,6 +274,7 @@ def run_experiment(
         {k: v for k, v in r["extras"].items() if k not in ("definitions", "higher_is_better")}
         for r in results
     ]
+    warnings = [line for r in results for line in r["extras"].get("warnings", [])]
     return {
         "cpu_seconds": float(sum(r["extras"]["cpu_seconds"] for r in results)),
         "results": rows,
@@ -245,6 +282,7 @@ def run_experiment(
         "summary_by_null_model": by_model,
         "definitions": definitions,
         "networks": networks,
+        "warnings": warnings,
     }
 
 
@@ -259,6 +297,7 @@ def run(
     """
     cfg.validate()
     sizes = check_populations(cfg)
+    cfg = resolve(cfg)
     with experiment(
         out, command="wirelab reservoir run", config=asdict(cfg), overwrite=overwrite
     ) as rd:

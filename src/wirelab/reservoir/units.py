@@ -12,6 +12,14 @@ Leaky rate units (echo state network), `esn_step`::
 with ``f`` in {tanh, linear (identity), sigmoid (logistic)}, leak rate ``a`` in (0, 1], input
 scaling ``s_in``, bias ``b`` and global gain ``alpha`` (the ``alpha`` of ``alpha * normalize(W)``).
 
+The bias (`BiasSpec`, the CLI's ``--bias``) is a constant (``"0.2"``: the same ``b`` for every
+neuron) or ``"random[:SCALE]"``: one draw per neuron, ``b_i ~ U[-SCALE, SCALE]`` i.i.d. (SCALE
+defaults to 1), from the run's seed on a stream of its own, so the connectome and its nulls get
+the same bias on the same neuron. A bias matters: with ``b = 0`` and a zero-mean input a tanh
+reservoir started at rest is an odd function of its input history (``u -> -u`` gives
+``x -> -x``), so a linear readout has no even-order terms; a uniform rather than Gaussian draw
+keeps every neuron's bias bounded, so none starts deep in saturation.
+
 Leaky integrate-and-fire units (liquid state machine), `lif_step`, in steps of ``dt = 1``::
 
     I(t+1)  = alpha * s(t) @ W + s_in * u(t+1) @ W_in + b
@@ -22,6 +30,7 @@ Leaky integrate-and-fire units (liquid state machine), `lif_step`, in steps of `
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -32,23 +41,80 @@ from wirelab.errors import UsageError
 ACTIVATIONS = ("tanh", "linear", "sigmoid")
 
 
+BIAS_STREAM = 0xB1A5  # the bias draws' own random stream: [seed, BIAS_STREAM]
+
+
 @dataclass(frozen=True)
+class BiasSpec:
+    """A bias: ``kind`` ``"constant"`` (``value`` is ``b``) or ``"random"`` (``b_i ~
+    U[-value, value]`` per neuron); `str` gives the canonical CLI form (``"0.2"``,
+    ``"random:0.5"``), which `parse_bias` reads back."""
+
+    kind: str
+    value: float
+
+    def __post_init__(self) -> None:
+        if self.kind not in ("constant", "random"):
+            raise UsageError(f"bias kind must be 'constant' or 'random', not {self.kind!r}")
+        if not math.isfinite(self.value) or (self.kind == "random" and self.value < 0):
+            raise UsageError(f"bias must be a finite number (scale >= 0), got {self.value}")
+
+    def __str__(self) -> str:
+        return f"random:{self.value:g}" if self.kind == "random" else f"{self.value:g}"
+
+    def vector(self, n: int, seed: int) -> float | np.ndarray:
+        """The bias of ``n`` neurons: the constant, or ``(n,)`` float64 draws seeded by ``seed``."""
+        if self.kind == "constant":
+            return float(self.value)
+        rng = np.random.default_rng([int(seed), BIAS_STREAM])
+        return rng.uniform(-self.value, self.value, n)
+
+
+def parse_bias(spec: str | float | BiasSpec) -> BiasSpec:
+    """``0.2`` / ``"0.2"`` (constant), ``"random"`` (scale 1) or ``"random:SCALE"``; one-line
+    `UsageError` otherwise (NaN, inf, a negative scale, anything else)."""
+    if isinstance(spec, BiasSpec):
+        return spec
+    if isinstance(spec, (int, float)):
+        return BiasSpec("constant", float(spec))
+    text = str(spec).strip().lower()
+    head, colon, scale = text.partition(":")
+    try:
+        if head == "random":
+            return BiasSpec("random", float(scale) if colon else 1.0)
+        if not colon:
+            return BiasSpec("constant", float(head))
+    except ValueError:
+        pass
+    raise UsageError(f"bias must be a number or random[:SCALE] (finite, scale >= 0), got {spec!r}")
+
+
+def _check_finite(input_scaling: float, bias: float | np.ndarray) -> None:
+    if not math.isfinite(input_scaling):
+        raise UsageError(f"input scaling must be finite, got {input_scaling}")
+    if not np.all(np.isfinite(np.asarray(bias, dtype=np.float64))):
+        raise UsageError("bias must be finite")
+
+
+@dataclass(frozen=True, eq=False)
 class Units:
-    """Leaky rate units: activation, leak rate ``a``, input scaling ``s_in``, bias ``b``."""
+    """Leaky rate units: activation, leak rate ``a``, input scaling ``s_in``, bias ``b`` (a number
+    or one per neuron, ``(N,)``, e.g. `BiasSpec.vector`)."""
 
     activation: str = "tanh"
     leak: float = 1.0
     input_scaling: float = 1.0
-    bias: float = 0.0
+    bias: float | np.ndarray = 0.0
 
     def __post_init__(self) -> None:
         if self.activation not in ACTIVATIONS:
             raise UsageError(f"activation must be one of {ACTIVATIONS}, not {self.activation!r}")
         if not 0.0 < self.leak <= 1.0:
             raise UsageError(f"leak rate must be in (0, 1], got {self.leak}")
+        _check_finite(self.input_scaling, self.bias)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class LIFUnits:
     """Leaky integrate-and-fire units (time in steps); see the module docstring."""
 
@@ -59,13 +125,14 @@ class LIFUnits:
     refractory: int = 2
     tau_rate: float = 10.0
     input_scaling: float = 1.0
-    bias: float = 0.0
+    bias: float | np.ndarray = 0.0
 
     def __post_init__(self) -> None:
         if self.tau < 1.0 or self.tau_rate < 1.0:
             raise UsageError("tau and tau_rate must be >= 1 step")
         if self.refractory < 0 or self.v_th <= self.v_reset:
             raise UsageError("need refractory >= 0 and v_th > v_reset")
+        _check_finite(self.input_scaling, self.bias)
 
 
 def activate(name: str, z: np.ndarray) -> np.ndarray:

@@ -15,10 +15,22 @@ Normalisations (then a global gain ``alpha``, ``W_final = alpha * normalize(W)``
   matrix is directed and non-symmetric, so ``rho`` comes from ARPACK's non-symmetric solver
   (`scipy.sparse.linalg.eigs`, fixed start vector), falling back to dense `numpy.linalg.eigvals`
   for small matrices, never a symmetric routine.
-- ``"row"``: each presynaptic neuron's outgoing weights sum to 1 (``sum_j W[i, j] = 1``); rows
-  without outputs stay zero.
-- ``"column"``: each postsynaptic neuron's incoming weights sum to 1 (``sum_i W[i, j] = 1``).
+- ``"row"``: each presynaptic neuron's outgoing absolute weights sum to 1
+  (``sum_j |W[i, j]| = 1``); rows without outputs stay zero. For a non-negative matrix (synapse
+  counts) this is the row-stochastic matrix (spectral radius 1 when every neuron has an output
+  path); for a signed matrix the absolute sum keeps a row whose signed weights nearly cancel from
+  being blown up (dividing by a signed sum near 0 would), and bounds the spectral radius by 1
+  (``rho(W) <= max_i sum_j |W[i, j]|``); a random signed matrix lands well below 1 (about
+  ``1 / sqrt(k)`` times the Gaussian ratio for k outputs per neuron), so read ``alpha`` as a gain,
+  not as the spectral radius, for such matrices, or normalise them with ``"spectral"``.
+- ``"column"``: each postsynaptic neuron's incoming absolute weights sum to 1
+  (``sum_i |W[i, j]| = 1``), likewise.
 - ``"none"``: unchanged.
+- ``"auto"`` (`resolve_normalization`): ``"row"`` for a non-negative matrix (synapse counts: the
+  row-stochastic matrix has spectral radius 1, so ``alpha`` is the spectral radius, and it keeps
+  the weak sensory -> descending pathways audible, which dividing by a hub-dominated spectral
+  radius does not), ``"spectral"`` for a signed one (a random ESN: row sums do not set its
+  spectral radius). Experiments record the resolved name.
 """
 
 from __future__ import annotations
@@ -33,8 +45,9 @@ import scipy.sparse.linalg as spla
 from wirelab.data.connectome import Connectome
 from wirelab.errors import UsageError
 
-Normalization = Literal["spectral", "row", "column", "none"]
-NORMALIZATIONS: tuple[str, ...] = ("spectral", "row", "column", "none")
+Normalization = Literal["auto", "spectral", "row", "column", "none"]
+NORMALIZATIONS: tuple[str, ...] = ("auto", "spectral", "row", "column", "none")
+MAX_ALPHAS = 10_000  # START:STOP:N with a larger N is a typo, not a study
 
 
 def as_csr(
@@ -127,9 +140,19 @@ def spectral_radius(w: sp.spmatrix | np.ndarray, *, seed: int = 0, tol: float = 
         return float(np.max(np.abs(vals)))
 
 
+def resolve_normalization(w: sp.spmatrix | np.ndarray, how: str) -> str:
+    """``how``, with ``"auto"`` resolved: ``"spectral"`` if ``W`` has a negative weight, else
+    ``"row"``."""
+    if how != "auto":
+        return how
+    data = np.asarray(sp.csr_matrix(w).data)
+    return "spectral" if data.size and float(np.min(data)) < 0 else "row"
+
+
 def normalize(w: sp.spmatrix, how: str = "row", *, seed: int = 0) -> sp.csr_matrix:
     """Normalise ``W[pre, post]`` (see the module docstring); returns a new float64 CSR."""
     m = sp.csr_matrix(w, dtype=np.float64, copy=True)
+    how = resolve_normalization(m, how)
     if how == "none":
         return m
     if how == "spectral":
@@ -140,11 +163,11 @@ def normalize(w: sp.spmatrix, how: str = "row", *, seed: int = 0) -> sp.csr_matr
             )
         return sp.csr_matrix(m / rho)
     if how == "row":
-        out_sum = np.asarray(m.sum(axis=1)).ravel()  # (N,) per presynaptic neuron
+        out_sum = np.asarray(abs(m).sum(axis=1)).ravel()  # (N,) per presynaptic neuron
         scale = np.divide(1.0, out_sum, out=np.zeros_like(out_sum), where=out_sum != 0)
         return sp.csr_matrix(sp.diags(scale) @ m)
     if how == "column":
-        in_sum = np.asarray(m.sum(axis=0)).ravel()  # (N,) per postsynaptic neuron
+        in_sum = np.asarray(abs(m).sum(axis=0)).ravel()  # (N,) per postsynaptic neuron
         scale = np.divide(1.0, in_sum, out=np.zeros_like(in_sum), where=in_sum != 0)
         return sp.csr_matrix(m @ sp.diags(scale))
     raise UsageError(f"normalize must be one of {', '.join(NORMALIZATIONS)}, not {how!r}")
@@ -171,21 +194,28 @@ def reservoir_weights(
 def parse_alphas(spec: str | float | Sequence[float]) -> np.ndarray:
     """``"START:STOP:N"`` (N evenly spaced, inclusive), ``"a,b,c"``, a number or a sequence."""
     if isinstance(spec, (int, float)):
-        return np.array([float(spec)])
-    if not isinstance(spec, str):
-        arr = np.asarray(spec, dtype=np.float64).ravel()
-        if arr.size == 0:
-            raise UsageError("alpha list is empty")
-        return arr
+        out = np.array([float(spec)])
+    elif not isinstance(spec, str):
+        out = np.asarray(spec, dtype=np.float64).ravel()
+    else:
+        out = _parse_alpha_text(spec)
+    if out.size == 0 or not np.all(np.isfinite(out)):
+        raise UsageError(f"alpha must be one or more finite numbers; got {spec!r}")
+    return out
+
+
+def _parse_alpha_text(spec: str) -> np.ndarray:
     try:
         if ":" in spec:
             parts = spec.split(":")
             if len(parts) != 3:
                 raise ValueError
             start, stop, num = float(parts[0]), float(parts[1]), int(parts[2])
-            if num < 1:
+            if not 1 <= num <= MAX_ALPHAS:
                 raise ValueError
-            return np.linspace(start, stop, num)
-        return np.array([float(s) for s in spec.split(",") if s.strip()])
+            out = np.linspace(start, stop, num)
+        else:
+            out = np.array([float(s) for s in spec.split(",") if s.strip()])
     except ValueError:
         raise UsageError(f"alpha must be START:STOP:N, a,b,c or a number; got {spec!r}") from None
+    return out
