@@ -256,3 +256,27 @@ def test_a_random_esn_runs_with_every_unit_in_and_out_and_a_random_esn_null(
     assert radii == pytest.approx([radii[0]] * 3, rel=1e-6)
     r = wirelab(*args, "--outputs", "DN-VNC+nosuch", "--out", str(tmp_path / "bad"))
     assert r.returncode == 2 and one_line_error(r) and "nosuch" in r.stderr
+
+
+def test_a_user_signed_edge_list_runs_through_connectome_path(tmp_path: Path) -> None:
+    """``--connectome PATH``: a signed edge list with a neuron table, every unit read out."""
+    con = load_esn(60, 0.1, 2)
+    m = con.matrix().tocoo()
+    rows = "".join(
+        f"n{i},n{j},{float(w)!r}\n" for i, j, w in zip(m.row, m.col, m.data, strict=True)
+    )
+    (tmp_path / "net.csv").write_text("pre,post,signed_weight\n" + rows)
+    cells = "".join(f"n{i},{'sensory' if i < 10 else 'inter'}\n" for i in range(60))
+    (tmp_path / "net.neurons.csv").write_text("id,celltype\n" + cells)
+    out = tmp_path / "run"
+    args = ["reservoir", "run", "--connectome", str(tmp_path / "net.csv"), "--task", "narma10"]
+    args += ["--alpha", "0.9", "--nulls", "1", "--null-model", "random-esn", "--workers", "1"]
+    r = wirelab(*args, "--quick", "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    config = json.loads((out / "config.json").read_text())["config"]
+    assert config["normalize"] == "spectral"  # auto: the weights are signed
+    metrics = json.loads((out / "metrics.json").read_text())
+    assert metrics["population_sizes"] == {"inputs": 10, "outputs": 60}
+    r = wirelab(*args, "--connectome", str(tmp_path / "none.csv"), "--out", str(tmp_path / "x"))
+    assert r.returncode == 2 and one_line_error(r) and "does not exist" in r.stderr
+    assert not (tmp_path / "x").exists()

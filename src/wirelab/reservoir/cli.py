@@ -10,7 +10,7 @@ from rich.console import Console
 from rich.table import Table
 
 from wirelab.cli_options import FINITE_FLOAT, SEED, finite_float, out_option
-from wirelab.data.connectomes import CONNECTOMES
+from wirelab.data.connectomes import CONNECTOME
 from wirelab.errors import UsageError
 from wirelab.registry import RegistryChoice
 from wirelab.reservoir import diagnostics, experiment
@@ -70,7 +70,13 @@ def group() -> None:
     type=_TaskChoice(TASKS),
     help="Task (repeat for several, or 'all').",
 )
-@click.option("--connectome", type=CONNECTOMES.choice(), default="larva", show_default=True)
+@click.option(
+    "--connectome",
+    type=CONNECTOME,
+    default="larva",
+    show_default=True,
+    help="A registered connectome or the path of an edge list / matrix file.",
+)
 @click.option(
     "--inputs",
     default="sensory",
@@ -236,7 +242,13 @@ def connectome_group() -> None:
 
 
 @connectome_group.command("paths")
-@click.option("--connectome", type=CONNECTOMES.choice(), default="larva", show_default=True)
+@click.option(
+    "--connectome",
+    type=CONNECTOME,
+    default="larva",
+    show_default=True,
+    help="A registered connectome or the path of an edge list / matrix file.",
+)
 @click.option("--from", "source", default="sensory", show_default=True)
 @click.option("--to", "target", default="DN-VNC", show_default=True)
 @click.option(

@@ -6,12 +6,12 @@
 
     W[pre, post] ~ N(0, 1) on E = round(density * N^2) random off-diagonal positions, else 0
 
-The raw scale does not matter: the run normalises it (``--normalize spectral`` divides by the
-spectral radius, ``row`` gives every unit unit total absolute output) and the gain ``alpha`` sets
-the rest. `load_esn_1000` is the registered network (``esn-1000``: N = 1,000, density 1%, 10,000
-edges, seed 0): every unit has cell type ``"unit"``, no side and no partner, so
-``--inputs all --outputs all`` (or ``unit``) work, while populations that need sides (the decision
-task, the mirror null) say that they are missing.
+The raw scale does not matter: the run normalises it (``--normalize auto`` picks ``spectral``
+for signed weights: divided by the spectral radius, so ``alpha`` is the spectral radius) and the
+gain ``alpha`` sets the rest. `load_esn_1000` is the registered network (``esn-1000``: N = 1,000,
+density 1%, 10,000 edges, seed 0): every unit has cell type ``"unit"``, no side and no partner,
+one edge type ``all``, signed weights, so ``--inputs all --outputs all`` (or ``unit``) work, while
+what needs sides (the decision task) says that they are missing.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from wirelab.data.connectome import EDGE_TYPES, Connectome
+from wirelab.data.connectome import Connectome
 from wirelab.errors import UsageError
 
 
@@ -43,17 +43,24 @@ def load_esn(n: int = 1000, density: float = 0.01, seed: int = 0) -> Connectome:
     if not 0.0 < density < 1.0:
         raise UsageError(f"density must be in (0, 1), got {density}")
     w = random_esn_matrix(n, int(round(density * n * n)), seed)
-    empty = sp.csr_matrix((n, n))
     return Connectome(
         name=f"esn-{n}",
         skeleton_ids=np.arange(n, dtype=np.int64),
         weights=w,
-        edge_types={e: (w if e == "ad" else empty) for e in EDGE_TYPES},
+        edge_types={"all": w},
         celltype=np.full(n, "unit"),
         side=np.full(n, ""),
         partner=np.full(n, -1, dtype=np.int64),
         annotations=tuple(frozenset() for _ in range(n)),
         cluster=np.full(n, -1, dtype=np.int64),
+        signed=True,
+        source={
+            "kind": "random echo state network (wirelab.reservoir.esn)",
+            "units": n,
+            "density": density,
+            "weights": "N(0, 1), no self-loops",
+            "seed": seed,
+        },
     )
 
 

@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from wirelab.data.connectomes import CONNECTOMES, load_connectome
+from wirelab.data.connectomes import check_connectome_source, load_connectome
 from wirelab.errors import UsageError
 from wirelab.progress import progress_bar
 from wirelab.reservoir.nulls import NULLS, RADIUS_MATCHED, make_null, match_radius
@@ -80,7 +80,7 @@ class ExperimentConfig:
         return {**(QUICK.get(task, {}) if self.quick else {}), **self.task_params.get(task, {})}
 
     def validate(self) -> None:
-        CONNECTOMES.get(self.connectome)  # an unknown name: one line naming the choices
+        check_connectome_source(self.connectome)  # unknown: one line naming the choices
         if self.edge_types is not None and not self.edge_types:
             raise UsageError("edge types: give at least one (or none for every type)")
         bad = [t for t in self.tasks if t not in TASKS]
