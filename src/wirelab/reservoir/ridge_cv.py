@@ -22,10 +22,10 @@ training rows than features the eigenpairs come from the ``T x T`` kernel ``Xc X
 2,952 x 2,952 one (one BLAS thread, 29 lambdas, 30 outputs, 3 folds and the refit: 0.56 s
 instead of 28-35 s from the statistics; at 3,000 steps 17 s instead of 25-31 s). From streaming
 statistics (`RidgeAccumulator.cv_errors`) ``V, d`` come from the training folds' centred
-``X^T X`` and the held-out error is expanded on the held-out fold's statistics. Numerically zero directions are dropped (`spectrum`), so ``lambda = 0`` gives
-the minimum-norm least-squares solution. The readable reference is
-`RidgeAccumulator.cv_errors_reference` (one linear solve per lambda and fold); tests check both
-fast paths against it.
+``X^T X`` and the held-out error is expanded on the held-out fold's statistics. Numerically zero
+directions are dropped (`spectrum`), so ``lambda = 0`` gives the minimum-norm least-squares
+solution. The readable reference is `RidgeAccumulator.cv_errors_reference` (one linear solve per
+lambda and fold); tests check both fast paths against it.
 """
 
 from __future__ import annotations
