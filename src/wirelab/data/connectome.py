@@ -168,16 +168,22 @@ class Connectome:
         return out
 
     def summary(self) -> dict[str, object]:
+        """Counts: neurons, edges, synapses (the sum of the weights; ``None`` for signed
+        weights, whose sum counts nothing), per edge type, and the populations."""
         w = self.weights
+
+        def synapses(m: sp.csr_matrix) -> int | None:
+            return None if self.signed else int(round(float(m.sum())))
+
         return {
             "name": self.name,
             "neurons": self.n,
             "edges": int(w.nnz),
-            "synapses": int(round(float(w.sum()))),
+            "synapses": synapses(w),
             "annotated": int(np.sum(self.celltype != "")),
             "orientation": "weights[pre, post]",
             "edge_types": {
-                e: {"edges": int(m.nnz), "synapses": int(round(float(m.sum())))}
+                e: {"edges": int(m.nnz), "synapses": synapses(m)}
                 for e, m in self.edge_types.items()
             },
             "populations": self.populations(),

@@ -35,6 +35,12 @@ CONNECTOMES.add(
     "wirelab.data.connectome:load_larva",
     "larval Drosophila whole brain (Winding et al. 2023): 2,952 neurons",
 )
+CONNECTOMES.add(
+    "esn-1000",
+    "wirelab.reservoir.esn:load_esn_1000",
+    "a standard random echo state network: 1,000 units, 1% density, signed Gaussian weights "
+    "(Jaeger & Haas 2004's size), every unit celltype 'unit'",
+)
 for _worm in WORMS:  # needs the celegans extra (cect); converted once, then read from the cache
     CONNECTOMES.add(_worm.key, WormLoader(_worm.key), _worm.description)
 
