@@ -11,6 +11,14 @@ Mackey-Glass (Mackey & Glass 1977), with beta=0.2, gamma=0.1, n=10, tau=17 (chao
 integrated with classical RK4 at step ``dt`` (delayed values at half steps linearly
 interpolated on the grid), from ``x = 1.2`` on ``[-tau, 0]``, sampled every ``sample`` time units
 after a transient, as in Jaeger & Haas 2004 (Science 304:78), who predict 84 steps ahead.
+
+Lorenz-63 (Lorenz 1963), with the standard chaotic parameters sigma=10, rho=28, beta=8/3::
+
+    dx/dt = sigma (y - x),   dy/dt = x (rho - z) - y,   dz/dt = x y - beta z
+
+integrated with classical RK4 at ``dt = 0.01`` from ``(1, 1, 1)`` (plus a seeded perturbation in
+[-0.1, 0.1]), sampled every ``sample = 0.02`` time units after a transient of 50 time units;
+returned as ``(T, 3)`` columns x, y, z.
 """
 
 from __future__ import annotations
@@ -59,11 +67,10 @@ def mackey_glass(
         raise UsageError("tau and sample must be positive multiples of dt")
     skip = int(round(transient / dt))
     total = skip + length * every + 1
-    x = np.empty(lag + total + 1)
     hist = np.full(lag + 1, x0)
     if seed is not None:
         hist += np.random.default_rng(seed).uniform(-0.1, 0.1, lag + 1)
-    x[: lag + 1] = hist  # x[k] is time (k - lag) * dt
+    x = hist.tolist()  # x[k] is time (k - lag) * dt; Python floats: ~5x faster than indexing
 
     def f(xt: float, xd: float) -> float:
         return beta * xd / (1.0 + xd**n) - gamma * xt
@@ -77,9 +84,9 @@ def mackey_glass(
         k2 = f(xk + 0.5 * dt * k1, dh)
         k3 = f(xk + 0.5 * dt * k2, dh)
         k4 = f(xk + dt * k3, d1)
-        x[k + 1] = xk + dt / 6.0 * (k1 + 2 * k2 + 2 * k3 + k4)
+        x.append(xk + dt / 6.0 * (k1 + 2 * k2 + 2 * k3 + k4))
     start = lag + skip
-    return x[start : start + length * every : every].copy()
+    return np.array(x[start : start + length * every : every])
 
 
 def mackey_glass_rhs(
@@ -87,3 +94,48 @@ def mackey_glass_rhs(
 ) -> np.ndarray:
     """The right-hand side ``beta x_d / (1 + x_d^n) - gamma x`` (for tests and plots)."""
     return beta * xd / (1.0 + xd**n) - gamma * x
+
+
+def lorenz_rhs(
+    state: np.ndarray, sigma: float = 10.0, rho: float = 28.0, beta: float = 8.0 / 3.0
+) -> np.ndarray:
+    """``(..., 3)`` -> ``(..., 3)``: the Lorenz-63 vector field (module docstring)."""
+    x, y, z = state[..., 0], state[..., 1], state[..., 2]
+    return np.stack([sigma * (y - x), x * (rho - z) - y, x * y - beta * z], axis=-1)
+
+
+def lorenz63(
+    length: int,
+    *,
+    dt: float = 0.01,
+    sample: float = 0.02,
+    transient: float = 50.0,
+    sigma: float = 10.0,
+    rho: float = 28.0,
+    beta: float = 8.0 / 3.0,
+    seed: int | None = None,
+) -> np.ndarray:
+    """``(length, 3)`` samples ``(x, y, z)(transient + k * sample)``, RK4 at step ``dt``."""
+    every = int(round(sample / dt))
+    if length < 1 or dt <= 0 or every < 1 or abs(every * dt - sample) > 1e-9:
+        raise UsageError("length must be >= 1 and sample a positive multiple of dt")
+    skip = int(round(transient / dt))
+    x, y, z = 1.0, 1.0, 1.0
+    if seed is not None:
+        x, y, z = (1.0 + np.random.default_rng(seed).uniform(-0.1, 0.1, 3)).tolist()
+    out = np.empty((length, 3))
+    h = 0.5 * dt
+    for k in range(skip + (length - 1) * every + 1):  # scalar RK4: ~50x faster than arrays
+        if k >= skip and (k - skip) % every == 0:
+            out[(k - skip) // every] = (x, y, z)
+        a1, b1, c1 = sigma * (y - x), x * (rho - z) - y, x * y - beta * z
+        x2, y2, z2 = x + h * a1, y + h * b1, z + h * c1
+        a2, b2, c2 = sigma * (y2 - x2), x2 * (rho - z2) - y2, x2 * y2 - beta * z2
+        x3, y3, z3 = x + h * a2, y + h * b2, z + h * c2
+        a3, b3, c3 = sigma * (y3 - x3), x3 * (rho - z3) - y3, x3 * y3 - beta * z3
+        x4, y4, z4 = x + dt * a3, y + dt * b3, z + dt * c3
+        a4, b4, c4 = sigma * (y4 - x4), x4 * (rho - z4) - y4, x4 * y4 - beta * z4
+        x += dt / 6.0 * (a1 + 2 * a2 + 2 * a3 + a4)
+        y += dt / 6.0 * (b1 + 2 * b2 + 2 * b3 + b4)
+        z += dt / 6.0 * (c1 + 2 * c2 + 2 * c3 + c4)
+    return out
