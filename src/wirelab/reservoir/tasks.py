@@ -58,6 +58,8 @@ __all__ = [
     "run_tasks",
 ]
 
+Runner = Callable[..., list[BlockRun]]  # `columns.run_blocks`'s signature
+
 TASKS = Registry[Callable[..., Any]]("task")
 TASKS.add("memory-capacity", memory_capacity_plan, "sum of squared delay-k recall correlations")
 TASKS.add("narma10", narma_plan, "NARMA-10 one-step prediction, NRMSE")
@@ -70,11 +72,14 @@ def run_tasks(
     names: Sequence[str],
     setup: Setup,
     params: Mapping[str, Mapping[str, Any]] | None = None,
+    *,
+    runner: Runner = run_blocks,
 ) -> dict[str, TaskResult]:
     """Run the registered tasks ``names`` on ``setup`` together (``params``: sizes per task).
 
     A task registered as a plain function (returning a `TaskResult`) runs on its own; plans
     (generators) run together, one product per step for all their blocks of a round.
+    ``runner`` replaces `columns.run_blocks` (a benchmark runs the same plans on another engine).
     """
     params = params or {}
     done: dict[str, TaskResult] = {}
@@ -85,11 +90,13 @@ def run_tasks(
             plans[name] = cast(Plan, out)
         else:
             done[name] = out
-    done.update(run_plans(plans, setup))
+    done.update(run_plans(plans, setup, runner=runner))
     return {name: done[name] for name in dict.fromkeys(names)}
 
 
-def run_plans(plans: Mapping[str, Plan], setup: Setup) -> dict[str, TaskResult]:
+def run_plans(
+    plans: Mapping[str, Plan], setup: Setup, *, runner: Runner = run_blocks
+) -> dict[str, TaskResult]:
     """Drive task plans together: each round's blocks of all of them in one `run_blocks`."""
     done: dict[str, TaskResult] = {}
     asks: dict[str, list[Any]] = {}
@@ -106,12 +113,13 @@ def run_plans(plans: Mapping[str, Plan], setup: Setup) -> dict[str, TaskResult]:
     while asks:
         order = list(asks)
         blocks = [blk for name in order for blk in asks[name]]
-        runs = run_blocks(
+        runs = runner(
             setup.weights,
             setup.alphas,
             setup.units,
             blocks,
             backend=setup.backend,
+            dtype=setup.dtype,
             settings=setup.settings,
         )
         at = 0
