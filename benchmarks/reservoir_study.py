@@ -7,18 +7,19 @@ default sizes, the 182 DN-VNC neurons read out, row normalisation, input scaling
 per-neuron bias U[-0.2, 0.2], seed 0.
 
 - wirelab: per network, `tasks.run_tasks`: every task's sequences at every gain as columns of one
-  sparse product per step (`columns.run_blocks`, MKL through torch).
+  sparse product per step (`columns.run_blocks`, MKL through torch, float64 states).
 - reservoirpy: the same task plans (inputs, readout fitting with the same CV and lambda grid,
   scoring), but every block of input sequences is run the way a reservoirpy user runs it: one
   ``reservoirpy.nodes.Reservoir`` per network, gain and input layout (``W`` given as
   ``alpha * W.T`` because reservoirpy computes ``W @ x``), ``run`` on each task's sequences
   (trials as a batch of series from rest), free-running segments step by step with
-  ``step(readout(x))``, float64 as reservoirpy defaults.
+  ``step(readout(x))``, float64 (reservoirpy's default).
 
-Both sides fit the readouts with the same code, so the scores agree up to the float32 (wirelab)
-vs float64 (reservoirpy) states; the difference is how the reservoirs are run. Prints one JSON
-line: CPU seconds of each side (one thread each), their ratio, the seconds spent running
-reservoirs on each side and the largest score difference per task.
+Both sides fit the readouts with the same code on float64 states, so the scores agree up to the
+order of floating-point sums (and its growth at chaotic gains); the difference is how the
+reservoirs are run. Prints one JSON line: CPU seconds of each side (one thread each), their
+ratio, the seconds spent running reservoirs on each side, the largest relative score difference
+per task and the load average.
 
 Run: ``WIRELAB_DATA_DIR=DATA python benchmarks/reservoir_study.py`` (DATA: the offline data
 directory; ``pip install reservoirpy==0.4.2``, the bench extra).
