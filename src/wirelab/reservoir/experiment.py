@@ -1,9 +1,10 @@
 """A connectome-vs-nulls experiment: every task, every gain, the connectome and N nulls.
 
 One job per network (the connectome, or null ``i`` of a null model built with seed
-``seed + 1 + i``); each job normalises its matrix the same way, then runs every task with all
-gains batched in one reservoir. Jobs run in ``workers`` processes. The output is a tidy table
-(`rows`: model, null, alpha, task, metric, value) and a `stats.summarize` summary per task.
+``seed + 1 + i``); each job normalises its matrix the same way, then runs every task at every
+gain together (`tasks.run_tasks`: one sparse product per step for all of them). Jobs run in
+``workers`` processes. The output is a tidy table (`rows`: model, null, alpha, task, metric,
+value) and a `stats.summarize` summary per task.
 
 `run` is the experiment of ``wirelab reservoir run`` (and of the tour's reservoir step): an
 `ExperimentConfig` in, a result directory out (config.json, score_vs_alpha.png, metrics.json).
@@ -36,7 +37,7 @@ from wirelab.progress import progress_bar
 from wirelab.reservoir.nulls import NULLS, RADIUS_MATCHED, make_null, match_radius
 from wirelab.reservoir.populations import parse_population
 from wirelab.reservoir.stats import summarize
-from wirelab.reservoir.tasks import TASKS, Setup, run_task
+from wirelab.reservoir.tasks import TASKS, Setup, run_tasks
 from wirelab.reservoir.units import LIFUnits, Units, parse_bias
 from wirelab.reservoir.weights import (
     NORMALIZATIONS,
@@ -185,8 +186,8 @@ def run_job(cfg_dict: dict[str, Any], model: str, index: int) -> dict[str, Any]:
         "null": index,
         "spectral_radius": spectral_radius(w, seed=cfg.seed),
     }
-    for task in cfg.tasks:
-        res = run_task(task, setup, **cfg.params(task))
+    results = run_tasks(cfg.tasks, setup, {t: cfg.params(t) for t in cfg.tasks})
+    for task, res in results.items():  # every task and gain in one product per step
         scores = {(task, res.metric, res.higher_is_better): res.scores[0]}
         if "free_running_nrmse" in res.detail:
             scores[("mackey-glass-84", "NRMSE_84", False)] = res.detail["free_running_nrmse"][0]
