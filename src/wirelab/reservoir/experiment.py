@@ -53,6 +53,7 @@ QUICK = {  # smaller task sizes for tours and tests
     "narma10": {"train": 600, "test": 300, "washout": 50},
     "mackey-glass": {"train": 600, "test": 300, "washout": 50, "segments": 8, "warm": 50},
     "decision": {"trials": 120},
+    "lorenz": {"train": 600, "test": 300, "washout": 50},
 }
 
 
@@ -352,7 +353,7 @@ def plot_scores(metrics: dict[str, Any], tasks: Sequence[str] | None = None) -> 
         ax.set_title(task)
         ax.set_xlabel("alpha (global gain)")
         ax.set_ylabel(sub[0]["metric"])
-        if task in ("narma10", "mackey-glass", "mackey-glass-84"):
+        if task in ("narma10", "mackey-glass", "mackey-glass-84", "lorenz"):
             ax.set_yscale("log")
     axes[0][0].legend(fontsize=7)
     fig.tight_layout()
