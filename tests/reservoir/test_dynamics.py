@@ -126,3 +126,15 @@ def test_bad_shapes_raise_usage_errors() -> None:
         res.run(np.zeros((10, 2)), record=[])
     with pytest.raises(UsageError, match="leak"):
         Units(leak=0.0)
+
+
+def test_a_divergence_with_a_per_neuron_bias_is_one_line() -> None:
+    """The error names the settings; a per-neuron bias appears as its shape and range."""
+    n = 50
+    w = sp.random(n, n, density=0.3, format="csr", random_state=0) * 50
+    bias = np.linspace(-1.0, 1.0, n)
+    res = Reservoir(w, np.ones((1, n)), alphas=[1e30], units=Units("linear", 1.0, 1.0, bias))
+    with pytest.raises(DivergenceError) as info:
+        res.run(np.ones((400, 1)))
+    text = str(info.value)
+    assert len(text.splitlines()) == 1 and "bias=array(50,) in [-1, 1]" in text

@@ -30,6 +30,13 @@ BACKENDS = ("auto", "scipy")  # one back end; the keyword stays for existing cal
 RATE_UNITS = Units()
 
 
+def _brief(value: Any) -> str:
+    """A setting for a one-line message: arrays as their shape and range, not their values."""
+    if isinstance(value, np.ndarray) and value.size > 4:
+        return f"array{value.shape} in [{value.min():.3g}, {value.max():.3g}]"
+    return str(value)
+
+
 @dataclass
 class RunResult:
     """Recorded traces ``(T - washout, M, G, B, P)`` and the final public state."""
@@ -152,7 +159,7 @@ class Reservoir:
             "alphas": [float(a) for a in self.alphas],
             **self.settings,
         }
-        text = ", ".join(f"{k}={v}" for k, v in settings.items())
+        text = ", ".join(f"{k}={_brief(v)}" for k, v in settings.items())
         return DivergenceError(f"reservoir diverged (NaN/inf) at step {step}{where}; {text}")
 
     # ---- one step ----
