@@ -61,6 +61,15 @@ def group() -> None:
     """Connectome reservoir computing: tasks, null models, statistics."""
 
 
+CONNECTOME_OPTION = click.option(
+    "--connectome",
+    type=CONNECTOME,
+    default="larva",
+    show_default=True,
+    help="A registered connectome or the path of an edge list / matrix file.",
+)
+
+
 @group.command("run")
 @click.option(
     "--task",
@@ -70,13 +79,7 @@ def group() -> None:
     type=_TaskChoice(TASKS),
     help="Task (repeat for several, or 'all').",
 )
-@click.option(
-    "--connectome",
-    type=CONNECTOME,
-    default="larva",
-    show_default=True,
-    help="A registered connectome or the path of an edge list / matrix file.",
-)
+@CONNECTOME_OPTION
 @click.option(
     "--inputs",
     default="sensory",
@@ -242,13 +245,7 @@ def connectome_group() -> None:
 
 
 @connectome_group.command("paths")
-@click.option(
-    "--connectome",
-    type=CONNECTOME,
-    default="larva",
-    show_default=True,
-    help="A registered connectome or the path of an edge list / matrix file.",
-)
+@CONNECTOME_OPTION
 @click.option("--from", "source", default="sensory", show_default=True)
 @click.option("--to", "target", default="DN-VNC", show_default=True)
 @click.option(
