@@ -16,8 +16,6 @@ from __future__ import annotations
 
 import csv
 import io
-import os
-import tempfile
 import zipfile
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -28,6 +26,7 @@ import scipy.sparse as sp
 
 from wirelab.data.dirs import cache_dir
 from wirelab.data.download import fetch
+from wirelab.data.npzfile import read_npz, write_npz
 from wirelab.data.registry import LARVA
 from wirelab.errors import CorruptDataError, UsageError
 
@@ -248,10 +247,8 @@ def derived_keys() -> set[str]:
 
 def _read_derived(derived: Path) -> dict[str, np.ndarray] | None:
     """The cached arrays, or None when the file is absent, unreadable or not what we wrote."""
-    try:
-        with np.load(derived, allow_pickle=False) as npz:
-            arrays = {k: npz[k] for k in npz.files}
-    except (OSError, ValueError, EOFError, zipfile.BadZipFile):
+    arrays = read_npz(derived)
+    if arrays is None:
         return None
     return arrays if set(arrays) == derived_keys() and _consistent(arrays) else None
 
@@ -279,23 +276,10 @@ def _cached_arrays(zip_path: Path) -> dict[str, np.ndarray]:
     derived = (
         cache_dir() / "derived" / f"larva-{LARVA.files[0].sha256[:16]}-v{_DERIVED_VERSION}.npz"
     )
-    if derived.is_file() and (arrays := _read_derived(derived)) is not None:
+    if (arrays := _read_derived(derived)) is not None:
         return arrays
     arrays = _parse_matrices(zip_path)
-    try:
-        derived.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=derived.parent, suffix=".npz")
-    except OSError:
-        return arrays
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            np.savez_compressed(fh, **arrays)
-        os.replace(tmp, derived)
-    except OSError:
-        Path(tmp).unlink(missing_ok=True)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_npz(derived, arrays)
     return arrays
 
 

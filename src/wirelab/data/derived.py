@@ -17,9 +17,6 @@ a cache that cannot be written only costs the conversion next time.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
-import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -27,6 +24,7 @@ import scipy.sparse as sp
 
 from wirelab.data.connectome import Connectome
 from wirelab.data.dirs import cache_dir
+from wirelab.data.npzfile import read_npz, write_npz
 
 _PER_NEURON = ("ids", "names", "celltype", "side", "annotations", "partner", "cluster")
 
@@ -113,29 +111,10 @@ def _consistent(arrays: dict[str, np.ndarray]) -> bool:
 
 def read_derived(path: Path) -> dict[str, np.ndarray] | None:
     """The arrays of a derived file, or None when absent, unreadable or inconsistent."""
-    if not path.is_file():
-        return None
-    try:
-        with np.load(path, allow_pickle=False) as npz:
-            arrays = {k: npz[k] for k in npz.files}
-    except (OSError, ValueError, EOFError, zipfile.BadZipFile):
-        return None
-    return arrays if _consistent(arrays) else None
+    arrays = read_npz(path)
+    return arrays if arrays is not None and _consistent(arrays) else None
 
 
 def write_derived(path: Path, arrays: dict[str, np.ndarray]) -> None:
     """Write ``arrays`` atomically (temporary file, then rename); a failure to write is ignored."""
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".npz")
-    except OSError:
-        return
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            np.savez_compressed(fh, **arrays)
-        os.replace(tmp, path)
-    except OSError:
-        Path(tmp).unlink(missing_ok=True)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_npz(path, arrays)
