@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -83,3 +85,57 @@ def test_taxis_pipeline_trains_and_deploys_on_the_kinematic_body(larva: Connecto
     assert conn["trials"] == 6 and 0.0 <= conn["success_rate"] <= 1.0
     assert conn["train_r2"] > 0.0  # the readout explains part of the teacher's signal
     assert traces["connectome"].position.shape[1] == 6
+
+
+@requires_larva
+def test_saved_taxis_trials_are_reused_and_a_changed_readout_reruns(
+    tmp_path: Path, larva: Connectome, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One-fly trials saved as they end are read back bit for bit instead of rerun; a trial
+    whose fingerprint (here: the mapping) differs is run again, a corrupt file too."""
+    from wirelab.fly import taxis_trials
+    from wirelab.fly.mapping import LinearMapping
+    from wirelab.fly.taxis_trials import TrialSpec, run_trials
+
+    cfg = TaxisConfig(trials=3, train_trials=2, time_limit=0.6, start_distance=(4.0, 6.0))
+    ctrl = ControllerConfig(modality="olfactory", update_steps=100)
+    lin = LinearMapping(weight=np.array([[2.0, -2.0], [-2.0, 2.0]]), bias=np.ones(2))
+    spec = lambda i, m: TrialSpec(i, "input-only", "connectome", cfg, ctrl, m, "kinematic")  # noqa: E731
+    specs = [spec(i, lin) for i in range(3)]
+    store = tmp_path / "trials"
+    tr, res = run_trials(specs, workers=1, store=store, condition="input-only")
+    assert sorted(p.name for p in store.iterdir()) == [f"input-only_{i}.npz" for i in range(3)]
+
+    ran: list[int] = []
+    real = taxis_trials.trial
+    def counted(s: TrialSpec) -> object:
+        ran.append(s.index)
+        return real(s)
+
+    monkeypatch.setattr(taxis_trials, "trial", counted)
+    tr2, res2 = run_trials(specs, workers=1, store=store, condition="input-only")
+    assert ran == [] and res2 == res
+    assert np.array_equal(tr2.position, tr.position) and np.array_equal(tr2.dn, tr.dn, True)
+
+    (store / "input-only_1.npz").write_bytes(b"not a zip")
+    other = LinearMapping(weight=lin.weight * 2, bias=lin.bias)
+    changed = [specs[0], specs[1], spec(2, other)]
+    run_trials(changed, workers=1, store=store, condition="input-only")
+    assert ran == [1, 2]
+
+
+@requires_larva
+def test_taxis_resume_refuses_changed_settings(tmp_path: Path, larva: Connectome) -> None:
+    from tests.clirun import wirelab
+
+    out = tmp_path / "taxis"
+    args = ("fly", "taxis", "--trials", "2", "--train-trials", "2", "--nulls", "0", "--no-mirror")
+    r = wirelab(*args, "--time-limit", "0.5", "--out", out)
+    assert r.returncode == 0, r.stderr
+    r = wirelab(*args, "--time-limit", "0.6", "--out", out, "--resume")
+    assert r.returncode == 2 and "time_limit: 0.5 -> 0.6" in r.stderr
+    assert (out / "metrics.json").is_file()  # a refused resume loses nothing
+    r = wirelab(*args, "--time-limit", "0.5", "--out", out, "--resume", "--overwrite")
+    assert r.returncode == 2 and "exclude" in r.stderr
+    r = wirelab(*args, "--time-limit", "0.5", "--out", out, "--resume", "--workers", "1")
+    assert r.returncode == 0, r.stderr

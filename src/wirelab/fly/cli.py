@@ -277,6 +277,9 @@ def lateralization_cmd(
     help="flygym: trials of the constant and random baselines (default: --trials).",
 )
 @connectome_option
+@click.option(
+    "--resume", is_flag=True, help="Continue the killed study in --out from its saved trials."
+)
 @out_option()
 def taxis_cmd(
     trials: int,
@@ -296,6 +299,7 @@ def taxis_cmd(
     workers: int,
     baseline_trials: int | None,
     connectome: str,
+    resume: bool,
     out: Path,
     overwrite: bool,
 ) -> None:
@@ -325,7 +329,9 @@ def taxis_cmd(
         workers=workers,
         baseline_trials=baseline_trials,
     )
-    m = run(config, out, overwrite=overwrite)
+    if resume and overwrite:
+        raise click.UsageError("--resume and --overwrite exclude each other")
+    m = run(config, out, overwrite=overwrite, resume=resume)
     for r in m["conditions"]:
         eff = r["path_efficiency"]
         tts = r["time_to_source_s"]

@@ -30,7 +30,9 @@ from wirelab.fly.controller import ControllerConfig
 from wirelab.fly.loop import Trace
 from wirelab.fly.mapping import LinearMapping
 from wirelab.fly.taxis import TaxisConfig, deploy, kinematic_body, train_readout, wilson
+from wirelab.fly.taxis_store import TRIALS
 from wirelab.fly.taxis_trials import TrialSpec, run_trials
+from wirelab.fly.turns_store import saved_config_differences
 from wirelab.progress import progress_bar
 from wirelab.results import experiment
 
@@ -50,10 +52,12 @@ def run_study(
     workers: int = 2,
     baseline_trials: int | None = None,
     connectome: str = "larva",
+    store: Path | None = None,
 ) -> tuple[list[dict[str, Any]], dict[str, Trace]]:
     """Baselines, teacher, the connectome and its nulls: train (kinematic) then test.
 
-    Returns tidy rows (one per condition) and the test traces by condition.
+    Returns tidy rows (one per condition) and the test traces by condition. ``store``: a folder
+    where one-fly trials are saved as they end and reused (`wirelab.fly.taxis_trials`).
     """
     from wirelab.reservoir.nulls import degree_preserving, mirrored
 
@@ -100,7 +104,7 @@ def run_study(
                 )
                 for i in range(n)
             ]
-            tr, res = run_trials(specs, workers)
+            tr, res = run_trials(specs, workers, store=store, condition=name)
         traces[name] = tr
         res = {"condition": name, "body": body, **res}
         res["success_ci"] = wilson(res["successes"], res["trials"])
@@ -159,12 +163,15 @@ def run(
     out: Path,
     *,
     overwrite: bool = False,
+    resume: bool = False,
     con: Connectome | None = None,
     progress: bool = True,
 ) -> dict[str, Any]:
     """`run_study` into the result directory ``out``: ``metrics.json`` (the connectome's success
     rate, path efficiency and time to source, every condition under ``conditions``), the success
-    bars and the trajectories."""
+    bars and the trajectories. One-fly (flygym) trials are kept in ``out/trials/`` as they end;
+    ``resume=True`` continues a killed study from them (the settings must equal the saved
+    ``config.json``'s, except ``workers``)."""
     from wirelab.fly.plots import taxis_bars, taxis_paths
 
     config.validate()
@@ -177,13 +184,25 @@ def run(
         "body": config.body,
         "nulls": config.nulls,
         "mirror": config.mirror,
-        "video": config.video,
+        "video": str(config.video) if config.video else None,
         "connectome": config.connectome,
         "timestep": config.timestep,
         "workers": config.workers,
         "baseline_trials": config.baseline_trials,
     }
-    with experiment(out, command="wirelab fly taxis", config=run_config, overwrite=overwrite) as rd:
+    if resume:
+        changed = saved_config_differences(Path(out), run_config)
+        if changed:
+            raise UsageError(
+                f"--resume: settings differ from {out} (saved -> given): " + "; ".join(changed)
+            )
+    store = Path(out) / TRIALS
+    with experiment(
+        out, command="wirelab fly taxis", config=run_config, overwrite=overwrite, resume=resume
+    ) as rd:
+        if not resume and store.is_dir():
+            for stale in store.glob("*.npz"):
+                stale.unlink()
         t0 = time.perf_counter()
         with progress_bar(f"taxis ({config.body})", show=progress) as bar:
             rows, traces = run_study(
@@ -199,6 +218,7 @@ def run(
                 workers=config.workers,
                 baseline_trials=config.baseline_trials,
                 connectome=config.connectome,
+                store=store,
             )
         main = next(r for r in rows if r["condition"] == "connectome")
         rd.save_figure(taxis_bars(rows), "success_rate")

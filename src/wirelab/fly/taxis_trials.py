@@ -4,16 +4,19 @@
 most two workers runs the trials of a condition; each worker loads the connectome once (cached)
 and builds the model's weights (the connectome, ``mirror`` or ``null-i``) by name. A trial ends at
 ``time_limit`` or as soon as the fly is within ``radius`` of the source (checked after every
-controller update), so successful trials cost only the time they need.
+controller update), so successful trials cost only the time they need. With a ``store`` folder
+every finished trial is saved as it ends and trials saved there with the same fingerprint are
+read back instead of run (`wirelab.fly.taxis_store`): a killed study resumes.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from multiprocessing import get_context
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -23,6 +26,7 @@ from wirelab.fly.controller import ControllerConfig
 from wirelab.fly.loop import Trace
 from wirelab.fly.mapping import LinearMapping
 from wirelab.fly.taxis import TaxisConfig, deploy, source, starts
+from wirelab.fly.taxis_store import fingerprint, load_trial, save_trial
 from wirelab.fly.turns_runs import _connectome, _weights
 
 MAX_WORKERS = 2
@@ -43,6 +47,14 @@ class TrialSpec:
     timestep: float = 1e-4
     video: str | None = None
     connectome: str = "larva"
+
+    def key(self) -> str:
+        """What decides the trial's result (not the video), as a `taxis_store.fingerprint`."""
+        m = self.mapping
+        arrays = [np.asarray(m.weight), np.asarray(m.bias)] if m is not None else []
+        settings = [self.index, self.policy, self.model, self.cfg.to_dict()]
+        settings += [self.ctrl_cfg.to_dict(), self.body, self.timestep, self.connectome]
+        return fingerprint(settings, *arrays)
 
 
 def trial(spec: TrialSpec) -> tuple[Trace, dict[str, Any]]:
@@ -81,22 +93,36 @@ def run_trials(
     specs: Sequence[TrialSpec],
     workers: int = MAX_WORKERS,
     advance: Callable[[], None] | None = None,
+    store: Path | None = None,
+    condition: str = "",
 ) -> tuple[Trace, dict[str, Any]]:
-    """All ``specs`` (one condition), merged into one `Trace` ``(S, n, ...)`` and one result."""
+    """All ``specs`` (one ``condition``), merged into one `Trace` ``(S, n, ...)`` and one result;
+    with ``store``, saved trials are reused and new ones saved as they finish."""
     out: list[tuple[Trace, dict[str, Any]] | None] = [None] * len(specs)
-    if workers <= 1 or len(specs) == 1:
+    keys = [s.key() for s in specs]
+    if store is not None:
         for k, s in enumerate(specs):
-            out[k] = trial(s)
-            if advance:
+            out[k] = load_trial(store, condition, s.index, keys[k])
+            if out[k] is not None and advance:
                 advance()
+    todo = [k for k in range(len(specs)) if out[k] is None]
+
+    def finish(k: int, result: tuple[Trace, dict[str, Any]]) -> None:
+        out[k] = result
+        if store is not None:
+            save_trial(store, condition, specs[k].index, *result, keys[k])
+        if advance:
+            advance()
+
+    if workers <= 1 or len(todo) <= 1:
+        for k in todo:
+            finish(k, trial(specs[k]))
     else:
         ctx = get_context("spawn")
         with ProcessPoolExecutor(min(workers, MAX_WORKERS), mp_context=ctx) as pool:
-            futures = [pool.submit(trial, s) for s in specs]
-            for k, fut in enumerate(futures):
-                out[k] = fut.result()
-                if advance:
-                    advance()
+            futures = {pool.submit(trial, specs[k]): k for k in todo}
+            for fut in as_completed(futures):
+                finish(futures[fut], fut.result())
     done = [o for o in out if o is not None]
     return merge([t for t, _ in done], [r for _, r in done], len(specs))
 
