@@ -108,6 +108,7 @@ def test_saved_taxis_trials_are_reused_and_a_changed_readout_reruns(
 
     ran: list[int] = []
     real = taxis_trials.trial
+
     def counted(s: TrialSpec) -> object:
         ran.append(s.index)
         return real(s)

@@ -26,6 +26,7 @@ import numpy as np
 
 from wirelab.errors import DivergenceError, UsageError
 from wirelab.fly.body import Observation, check_signal, has_display
+from wirelab.fly.flygym_obs import cached_fly_class
 from wirelab.fly.odor import OdorSource
 
 LEGS = ("LF", "LM", "LH", "RF", "RM", "RH")
@@ -72,6 +73,8 @@ class FlygymBody:
         frame_every: physics steps per rendered frame (None: ``play_speed / 30 fps``).
         frame_size: ``(width, height)`` of a rendered frame in pixels.
         keep_frames: render frames (as for a video) and keep them in ``frames``.
+        cached_observation: reuse the fly's observation while the physics state is unchanged
+            (`wirelab.fly.flygym_obs`; bit-identical, about 30% faster); False: flygym's own.
     """
 
     name = "flygym"
@@ -93,6 +96,7 @@ class FlygymBody:
         frame_every: int | None = None,
         frame_size: tuple[int, int] = (640, 480),
         keep_frames: bool = False,
+        cached_observation: bool = True,
     ) -> None:
         if not (np.isfinite(timestep) and 0 < timestep <= 1e-3):
             raise UsageError(f"timestep must be in (0, 1e-3] s, not {timestep}")
@@ -108,7 +112,8 @@ class FlygymBody:
         self.dt = float(timestep)
         self.odor = odor
         self.video = Path(video) if video else None
-        fly = flygym.Fly(
+        fly_class = cached_fly_class(flygym.Fly) if cached_observation else flygym.Fly
+        fly = fly_class(
             spawn_pos=(float(start_xy[0]), float(start_xy[1]), 0.2),
             spawn_orientation=(0.0, 0.0, float(start_heading)),
             contact_sensor_placements=[f"{leg}{seg}" for leg in LEGS for seg in CONTACT_SEGMENTS],
