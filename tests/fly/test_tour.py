@@ -21,5 +21,6 @@ def test_tour_quick_on_the_kinematic_body(
     assert summary["body"].startswith("kinematic (flygym missing")
     for side in ("left", "right"):
         assert (tmp_path / f"stimulate-{side}" / "metrics.json").is_file()
-        assert f"LI_{side}" in summary and f"turn_{side}_deg" in summary
+        assert f"LI_{side}" in summary and f"turn_{side}_deg" not in summary
+        assert f"turns_{side}_deg" in summary  # the turn over seeds, against the control
     assert tour.run(tmp_path, quick=True) == summary  # a tour is meant to be rerun

@@ -131,7 +131,9 @@ def test_fly_pair_verdict_follows_the_turns(tmp_path: Path) -> None:
     h = pair(25.0, -22.0)
     assert h.outcome == "unresolved" and "one seed per side" in h.verdict
     assert h.answer == "left +25.0°, right -22.0°: difference L − R +47.0°"
-    h = pair(8.6, 8.6)
+    h = pair(8.6, 8.6)  # one seed per side cannot say no either
+    assert h.outcome == "unresolved" and "Both turned left" in h.verdict
+    h = pair(8.6, 8.6, ci=5.0)
     assert h.outcome == "no" and "both stimuli turn the fly left" in h.verdict
     h = pair(25.0, -22.0, ci=5.0)
     assert h.outcome == "yes" and "8 seeds" in h.uncertainty
