@@ -32,9 +32,8 @@ from wirelab.fly.mapping import LinearMapping
 from wirelab.fly.taxis import TaxisConfig, deploy, kinematic_body, train_readout, wilson
 from wirelab.fly.taxis_store import TRIALS
 from wirelab.fly.taxis_trials import TrialSpec, run_trials
-from wirelab.fly.turns_store import saved_config_differences
+from wirelab.fly.turns_store import resumable_experiment
 from wirelab.progress import progress_bar
-from wirelab.results import experiment
 
 BASELINES = ("teacher", "constant", "random")
 
@@ -190,19 +189,9 @@ def run(
         "workers": config.workers,
         "baseline_trials": config.baseline_trials,
     }
-    if resume:
-        changed = saved_config_differences(Path(out), run_config)
-        if changed:
-            raise UsageError(
-                f"--resume: settings differ from {out} (saved -> given): " + "; ".join(changed)
-            )
-    store = Path(out) / TRIALS
-    with experiment(
-        out, command="wirelab fly taxis", config=run_config, overwrite=overwrite, resume=resume
-    ) as rd:
-        if not resume and store.is_dir():
-            for stale in store.glob("*.npz"):
-                stale.unlink()
+    with resumable_experiment(
+        out, "wirelab fly taxis", run_config, TRIALS, overwrite=overwrite, resume=resume
+    ) as (rd, store):
         t0 = time.perf_counter()
         with progress_bar(f"taxis ({config.body})", show=progress) as bar:
             rows, traces = run_study(

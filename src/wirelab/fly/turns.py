@@ -33,9 +33,8 @@ from wirelab.fly.bodies import body_class
 from wirelab.fly.controller import ControllerConfig
 from wirelab.fly.mapping import EVOKED_GAIN, FixedMapping
 from wirelab.fly.turns_runs import RunSpec, model_names, run_one
-from wirelab.fly.turns_store import RUNS, load_runs, run_key, save_run, saved_config_differences
+from wirelab.fly.turns_store import RUNS, load_runs, resumable_experiment, run_key, save_run
 from wirelab.progress import progress_bar
-from wirelab.results import experiment
 
 MAX_WORKERS = 2
 
@@ -216,19 +215,9 @@ def run(
 
     specs = config.specs()  # validates
     cfg = asdict(config)
-    if resume:
-        changed = saved_config_differences(Path(out), cfg)
-        if changed:
-            raise UsageError(
-                f"--resume: settings differ from {out} (saved -> given): " + "; ".join(changed)
-            )
-    store = Path(out) / RUNS
-    with experiment(
-        out, command="wirelab fly turns", config=cfg, overwrite=overwrite, resume=resume
-    ) as rd:
-        if not resume and store.is_dir():
-            for stale in store.glob("*.npz"):
-                stale.unlink()
+    with resumable_experiment(
+        out, "wirelab fly turns", cfg, RUNS, overwrite=overwrite, resume=resume
+    ) as (rd, store):
         runs, wall = run_all(specs, config.workers, show=progress, store=store)
         table = summarize(runs)
         first = model_names(config.models, config.nulls)[0]

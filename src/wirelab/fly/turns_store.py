@@ -8,7 +8,10 @@ arrays; every other field as JSON text. Files are read with ``allow_pickle=False
 directory from someone else cannot run code here.
 
 `saved_config_differences` compares the configuration of a study being resumed with the one in
-its ``config.json`` and lists what differs (``--resume`` refuses then).
+its ``config.json`` and lists what differs (``--resume`` refuses then); `resumable_experiment`
+opens the result directory of a study that keeps its work in a sub-folder (the turn study's
+``runs/``, the taxis study's ``trials/``): it refuses a resume with other settings, and a fresh
+start clears the saved work of an earlier study.
 """
 
 from __future__ import annotations
@@ -16,14 +19,15 @@ from __future__ import annotations
 import json
 import os
 import zipfile
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from wirelab.errors import UsageError
-from wirelab.results import read_json
+from wirelab.results import ResultDir, experiment, read_json
 
 RUNS = "runs"
 ARRAYS = ("time", "heading", "position")
@@ -92,3 +96,24 @@ def saved_config_differences(out: Path, config: Mapping[str, Any]) -> list[str]:
     a, b = _flat(saved), _flat(given)
     keys = sorted((set(a) | set(b)) - set(RESUMABLE))
     return [f"{k}: {a.get(k)!r} -> {b.get(k)!r}" for k in keys if a.get(k) != b.get(k)]
+
+
+@contextmanager
+def resumable_experiment(
+    out: Path, command: str, config: Mapping[str, Any], folder: str, *,
+    overwrite: bool = False, resume: bool = False,
+) -> Iterator[tuple[ResultDir, Path]]:  # fmt: skip
+    """`wirelab.results.experiment` for a study whose finished work lives in ``out/folder``:
+    yields the result directory and that folder."""
+    if resume:
+        changed = saved_config_differences(Path(out), config)
+        if changed:
+            raise UsageError(
+                f"--resume: settings differ from {out} (saved -> given): " + "; ".join(changed)
+            )
+    store = Path(out) / folder
+    with experiment(out, command=command, config=config, overwrite=overwrite, resume=resume) as rd:
+        if not resume and store.is_dir():
+            for stale in store.glob("*.npz"):
+                stale.unlink()
+        yield rd, store
