@@ -1,9 +1,10 @@
 """Derived ``.npz`` files in the cache: read back safely, written atomically.
 
 `read_npz` returns the arrays of a file (loaded with ``allow_pickle=False``), or ``None`` when it
-is absent, unreadable or not an npz; `write_npz` writes to a temporary file beside the target and
-renames it, so a reader never sees half a file, and a cache that cannot be written is skipped
-(the caller keeps its arrays in memory).
+is absent, unreadable or not an npz; `save_npz` writes to a hidden temporary file beside the
+target (``.NAME.*.tmp``, so a ``*.npz`` glob never sees it) and renames it, so a reader never
+sees half a file, and raises when it cannot write (result files); `write_npz` is the cache's
+version, where a file that cannot be written is skipped (the caller keeps its arrays in memory).
 """
 
 from __future__ import annotations
@@ -27,19 +28,22 @@ def read_npz(path: Path) -> dict[str, np.ndarray] | None:
         return None
 
 
-def write_npz(path: Path, arrays: dict[str, np.ndarray]) -> None:
-    """Write ``arrays`` compressed and atomically; a failure to write is ignored."""
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".npz")
-    except OSError:
-        return
+def save_npz(path: Path, arrays: dict[str, np.ndarray], *, compress: bool = True) -> None:
+    """Write ``arrays`` to ``path`` atomically; an `OSError` leaves nothing behind."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as fh:
-            np.savez_compressed(fh, **arrays)
+            (np.savez_compressed if compress else np.savez)(fh, **arrays)
         os.replace(tmp, path)
-    except OSError:
-        Path(tmp).unlink(missing_ok=True)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def write_npz(path: Path, arrays: dict[str, np.ndarray]) -> None:
+    """Write ``arrays`` compressed and atomically; a failure to write is ignored."""
+    try:
+        save_npz(path, arrays)
+    except OSError:
+        return

@@ -16,13 +16,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import zipfile
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from wirelab.data.npzfile import read_npz, save_npz
 from wirelab.fly.loop import Trace
 
 TRIALS = "trials"
@@ -58,37 +57,29 @@ def save_trial(
     folder: Path, condition: str, index: int, trace: Trace, result: dict[str, Any], key: str
 ) -> Path:
     """Write one trial to ``folder/<condition>_<index>.npz`` atomically; returns the path."""
-    folder.mkdir(parents=True, exist_ok=True)
     path = trial_path(folder, condition, index)
     arrays = {k: np.asarray(getattr(trace, k)) for k in TRACE_ARRAYS}
     arrays.update({k: getattr(trace, k) for k in OPTIONAL_ARRAYS if getattr(trace, k) is not None})
     arrays["final_position"] = np.asarray(trace.extra["final_position"])
     meta = json.dumps({"fingerprint": key, "result": result}, default=_plain)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        with open(tmp, "wb") as fh:
-            np.savez(fh, meta=np.array(meta), **arrays)
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
+    save_npz(path, {"meta": np.array(meta), **arrays}, compress=False)
     return path
 
 
 def load_trial(folder: Path, condition: str, index: int, key: str) -> tuple[Trace, dict] | None:
     """The saved trial when it exists, reads back and has fingerprint ``key``; else None."""
-    path = trial_path(folder, condition, index)
-    if not path.is_file():
+    z = read_npz(trial_path(folder, condition, index))
+    if z is None:
         return None
     try:
-        with np.load(path, allow_pickle=False) as z:
-            meta = json.loads(str(z["meta"]))
-            if meta.get("fingerprint") != key:
-                return None
-            trace = Trace(
-                **{k: z[k] for k in TRACE_ARRAYS},
-                **{k: z[k] for k in OPTIONAL_ARRAYS if k in z.files},
-                extra={"final_position": z["final_position"]},
-            )
-    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile, json.JSONDecodeError):
+        meta = json.loads(str(z["meta"]))
+        if meta.get("fingerprint") != key:
+            return None
+        trace = Trace(
+            **{k: z[k] for k in TRACE_ARRAYS},
+            **{k: z[k] for k in OPTIONAL_ARRAYS if k in z},
+            extra={"final_position": z["final_position"]},
+        )
+    except (KeyError, json.JSONDecodeError):
         return None
     return trace, dict(meta["result"])

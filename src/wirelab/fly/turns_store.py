@@ -17,7 +17,6 @@ start clears the saved work of an earlier study.
 from __future__ import annotations
 
 import json
-import os
 import zipfile
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -26,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from wirelab.data.npzfile import save_npz
 from wirelab.errors import UsageError
 from wirelab.results import ResultDir, experiment, read_json
 
@@ -40,16 +40,12 @@ def run_key(model: str, condition: str, seed: int) -> str:
 
 def save_run(folder: Path, run: Mapping[str, Any]) -> Path:
     """Write ``run`` to ``folder/<key>.npz`` atomically; returns the path."""
-    folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{run_key(run['model'], run['condition'], run['seed'])}.npz"
     meta = {k: v for k, v in run.items() if k not in (*ARRAYS, "frames")}
     arrays = {k: np.asarray(run[k]) for k in ARRAYS}
     if run.get("frames") is not None:
         arrays["frames"] = np.asarray(run["frames"], dtype=np.uint8)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with open(tmp, "wb") as fh:
-        np.savez(fh, meta=np.array(json.dumps(meta)), **arrays)
-    os.replace(tmp, path)
+    save_npz(path, {"meta": np.array(json.dumps(meta)), **arrays}, compress=False)
     return path
 
 

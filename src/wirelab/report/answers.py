@@ -190,21 +190,21 @@ def _pair(by_side: dict[str, Run], body: str) -> Headline:
     opposite = left * right < 0
     if dci and (dci[0] > 0 or dci[1] < 0) and opposite:
         outcome, verdict = "yes", f"Yes: opposite turns, L − R = {diff:+.1f}° (CI excludes 0)."
-    elif not opposite and dci is None:
-        way = "left" if left > 0 else "right"
-        outcome = "unresolved"
-        verdict = (
-            f"Both turned {way} ({left:+.1f}° and {right:+.1f}°), one seed per side: one run "
-            "cannot tell a turn from drift (flygym drifts ~18° per 2 s on equal drives); "
-            "the turn study over seeds with controls answers this."
-        )
     elif not opposite:
         way = "left" if left > 0 else "right"
-        outcome = "no"
-        verdict = (
-            f"No: both stimuli turn the fly {way} ({left:+.1f}° and {right:+.1f}°); the turn "
-            "does not follow the stimulated side."
-        )
+        if dci is None:  # one run per side cannot say no either
+            outcome = "unresolved"
+            verdict = (
+                f"Both turned {way} ({left:+.1f}° and {right:+.1f}°), one seed per side: one run "
+                "cannot tell a turn from drift (flygym drifts ~18° per 2 s on equal drives); "
+                "the turn study over seeds with controls answers this."
+            )
+        else:
+            outcome = "no"
+            verdict = (
+                f"No: both stimuli turn the fly {way} ({left:+.1f}° and {right:+.1f}°); the turn "
+                "does not follow the stimulated side."
+            )
     elif abs(diff) >= VISIBLE_TURN_DEG and dci is None:
         outcome = "unresolved"
         verdict = f"Opposite turns, {abs(diff):.1f}° apart, but one seed per side: no interval."
