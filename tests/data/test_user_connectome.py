@@ -254,8 +254,9 @@ DA1,motor,,,ventral cord
 
 
 def test_a_user_edge_list_runs_through_the_reservoir(tmp_path: Path) -> None:
-    """The documented example file, end to end through `wirelab reservoir run` (registered under a
-    name here; `--connectome PATH` once the reservoir CLI takes the `CONNECTOME` type)."""
+    """The documented example file, end to end through `wirelab reservoir run`, registered under a
+    name here (``--connectome PATH`` itself is tested in tests/reservoir/test_cli.py,
+    `test_a_user_signed_edge_list_runs_through_connectome_path`)."""
     from wirelab.data.connectomes import CONNECTOMES
 
     path = write(tmp_path / "worm.csv", WORM)

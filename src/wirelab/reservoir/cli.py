@@ -251,7 +251,9 @@ def connectome_group() -> None:
 @click.option(
     "--normalize", "norm", type=click.Choice(NORMALIZATIONS), default="row", show_default=True
 )
-@click.option("--edge-types", default=None, help="Comma list of aa,ad,da,dd (default: all).")
+@click.option(
+    "--edge-types", default=None, help="Comma list of the connectome's edge types (default: all)."
+)
 @click.option("--alpha", type=FINITE_FLOAT, default=1.0, show_default=True)
 @click.option(
     "--populations",

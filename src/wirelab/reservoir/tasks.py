@@ -10,7 +10,8 @@ identical data (paired comparisons). Readouts see only the recorded ``outputs`` 
   validation segments of the training part);
 - ``decision``: `task_decision`.
 
-Readouts: ridge, lambda by 3-fold CV on a grid of 1e-10 .. 1e4 (`task_base`), a warning in
+Readouts: ridge, lambda by 3-fold CV on `task_base.GRID` (relative, 1e-12 .. 1e4 in half
+decades; the Mackey-Glass free run chooses on `task_mackey.FREE_GRID`), a warning in
 ``detail["warnings"]`` when a chosen lambda is on the grid's edge. NRMSE =
 sqrt(mean((y_hat - y)^2)) / std(y).
 
