@@ -27,8 +27,9 @@ from wirelab.logic.model import resolve_spec
 
 FORWARDS = ("soft", "st")
 LR_SCHEDULES = ("constant", "cosine")
-# Options a resumed run may change: they do not alter the steps taken.
-RESUMABLE_CHANGES = ("max_minutes",)
+# Options a resumed run may change: they do not alter the steps taken (``threads`` changes only
+# the order in which the kernels' per-thread partial sums are added: the last float bits).
+RESUMABLE_CHANGES = ("max_minutes", "threads")
 
 
 @dataclass
