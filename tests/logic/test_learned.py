@@ -211,7 +211,6 @@ def test_a_resumed_run_may_change_its_thread_count_and_time_budget():
     cfg = resolve(TrainConfig(dataset="digits", model={"dense": [40, 40]}, threads=2))
     saved = {**cfg.__dict__, "threads": 1, "max_minutes": 5.0}
     assert changed_options(cfg, saved) == []
-    assert changed_options(resolve(TrainConfig(dataset="digits", model={"dense": [40, 40]},
-                                               threads=2, lr=0.02)), saved) == [
-        "lr: 0.01 -> 0.02"
-    ]
+    assert changed_options(
+        resolve(TrainConfig(dataset="digits", model={"dense": [40, 40]}, threads=2, lr=0.02)), saved
+    ) == ["lr: 0.01 -> 0.02"]

@@ -22,7 +22,8 @@ THREAD_COUNT = click.IntRange(1, 1024)
 # option name -> TrainConfig field (train options) or model spec key (model options)
 TRAIN_OPTIONS = ("dataset", "classes", "forward", "epochs", "steps", "eval_every", "batch_size",
                  "lr", "lr_schedule", "weight_decay", "patience", "val_fraction", "max_train",
-                 "seed", "threads", "max_minutes", "init_from")  # fmt: skip
+                 "seed", "threads", "max_minutes", "init_from", "connection_tau_end",
+                 "input_ramp_end")  # fmt: skip
 MODEL_OPTIONS = ("binarize", "levels", "threshold", "crop", "prune", "inputs", "connections",
                  "candidates", "connection_tau", "gate_param", "init", "tau")  # fmt: skip
 
@@ -127,6 +128,18 @@ def group() -> None:
     type=click.Choice(["softmax", "light"]),
     default=None,
     help="Gate parameters: 16 softmax logits, or light: 4 truth-table logits.",
+)
+@click.option(
+    "--connection-tau-end",
+    type=POSITIVE,
+    default=None,
+    help="Anneal the connection temperature geometrically to this value at the last step.",
+)
+@click.option(
+    "--input-ramp-end",
+    type=finite_float(0.0, 1.0, min_open=True),
+    default=None,
+    help="Anneal real-valued inputs toward their thresholded bits: ramp width 1 -> this.",
 )
 @click.option("--init", type=click.Choice(["gaussian", "residual"]), default=None)
 @click.option("--tau", type=POSITIVE, default=None, help="GroupSum temperature.")

@@ -53,6 +53,8 @@ class TrainConfig:
     eval_batch: int = 2048
     max_minutes: float | None = None  # wall-clock budget: stop at the first validation past it
     init_from: str | None = None  # run dir, model.pt or checkpoint.pt whose weights start this run
+    connection_tau_end: float | None = None  # learned connections' temperature at the last step
+    input_ramp_end: float | None = None  # real-valued inputs' ramp width at the last step (1 -> w)
 
     def validate(self) -> None:
         """Every field in range; one-line `UsageError` otherwise (before any directory exists)."""
@@ -75,6 +77,11 @@ class TrainConfig:
         _finite("val_fraction", self.val_fraction, 0.0, 1.0, lo_open=True, hi_open=True)
         if self.max_minutes is not None:
             _finite("max_minutes", self.max_minutes, 0.0, lo_open=True)
+        for name in ("connection_tau_end", "input_ramp_end"):
+            v = getattr(self, name)
+            if v is not None:
+                _finite(name, v, 0.0, 1.0 if name == "input_ramp_end" else math.inf,
+                        lo_open=True)  # fmt: skip
         if self.forward not in FORWARDS:
             raise UsageError(f"--forward must be soft or st, not {self.forward!r}")
         if self.lr_schedule not in LR_SCHEDULES:

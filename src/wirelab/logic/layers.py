@@ -122,6 +122,7 @@ class Binarize(nn.Module):
         if thresholds.ndim != 2:
             raise UsageError("thresholds must have shape (features, levels)")
         self.register_buffer("thresholds", thresholds.to(torch.float32))
+        self.ramp_width = 1.0  # `relaxed`'s width w (annealed by `wirelab.logic.anneal`)
 
     @classmethod
     def fixed(cls, features: int, threshold: float = 0.5) -> Binarize:
@@ -152,6 +153,8 @@ class Binarize(nn.Module):
         ``r(x) = x / (2 thr)`` below the threshold, ``1/2 + (x - thr) / (2 (1 - thr))`` above,
         clipped to [0, 1]: ``r(x) = x`` for ``thr = 1/2``, and ``r(x) > 1/2`` exactly when the
         hard bit is 1. ``(B, F)`` -> ``(B, F * T)``; needs thresholds strictly inside (0, 1).
+        With ``ramp_width`` ``w < 1`` the ramp is steepened about 1/2:
+        ``clip(1/2 + (r(x) - 1/2) / w, 0, 1)`` (the hard bit as ``w -> 0``).
         """
         x = x.reshape(len(x), -1)[:, :, None]  # (B, F, 1)
         if x.shape[1] != self.in_features:
@@ -159,7 +162,10 @@ class Binarize(nn.Module):
         thr = self.thresholds[None]  # (1, F, T)
         below = x / (2 * thr)
         above = 0.5 + (x - thr) / (2 * (1 - thr))
-        return torch.where(x > thr, above, below).clamp(0.0, 1.0).reshape(len(x), -1)
+        r = torch.where(x > thr, above, below)
+        if self.ramp_width != 1.0:
+            r = 0.5 + (r - 0.5) / self.ramp_width
+        return r.clamp(0.0, 1.0).reshape(len(x), -1)
 
 
 class LogicDense(nn.Module):

@@ -26,6 +26,7 @@ import numpy as np
 import torch
 
 from wirelab.errors import DivergenceError, UsageError
+from wirelab.logic.anneal import set_progress
 from wirelab.logic.checkpoint import (
     CHECKPOINT,
     CHECKPOINT_FORMAT,
@@ -190,6 +191,7 @@ def fit(
             idx = perm[s * sched.batch : (s + 1) * sched.batch]
             for group in opt.param_groups:
                 group["lr"] = _lr(cfg, st.step, sched.total)
+            _relax(model, cfg, st.step, sched.total)
             loss = _step(model, opt, xtr[idx], ytr[idx], cfg.forward, st.step)
             seg_loss += loss * len(idx)
             seg_n += len(idx)
@@ -200,6 +202,7 @@ def fit(
                 continue
             seg_seconds = time.perf_counter() - t0
             st.train_seconds += seg_seconds
+            _relax(model, cfg, st.step, sched.total)
             rec = _validate(model, data, cfg, sched, st, seg_loss / seg_n)
             _save_checkpoint(ckpt_path, cfg, model, opt, st)
             if show:
@@ -213,6 +216,13 @@ def fit(
                 )
             seg_loss, seg_n, seg_steps, t0 = 0.0, 0, 0, time.perf_counter()
     return st
+
+
+def _relax(model: LogicNet, cfg: TrainConfig, step: int, total: int) -> None:
+    """The annealed relaxations (`wirelab.logic.anneal`) as of ``step`` of ``total``."""
+    set_progress(model, step, total, connection_tau_end=cfg.connection_tau_end,
+                 input_ramp_end=cfg.input_ramp_end,
+                 connection_tau_start=float(cfg.model.get("connection_tau", 1.0)))  # fmt: skip
 
 
 def _lr(cfg: TrainConfig, step: int, total: int) -> float:
@@ -293,6 +303,7 @@ def finish(
     metrics (``metrics.json`` is written by the caller, last)."""
     if st.best["state"] is not None:
         model.load_state_dict(st.best["state"])
+    _relax(model, cfg, st.best["step"], Schedule.of(cfg, len(data.train.y)).total)
     model.eval()
     soft = accuracy(model, data.test.x, data.test.y, "soft", cfg.eval_batch)
     hard = accuracy(model, data.test.x, data.test.y, "hard", cfg.eval_batch)
