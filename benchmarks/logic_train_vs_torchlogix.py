@@ -7,6 +7,8 @@ of each is reported. Also: inference images/s of each discrete (argmax-gate) mod
 batch 1024.
 
 Run:  .venv/bin/python benchmarks/logic_train_vs_torchlogix.py [--steps 10] [--threads 2]
+The recipes' shape (`recipes/logic/mnist10-48k.toml`: the centre 20 x 20 pixels, real-valued in
+training, batch 100, one thread): ``--crop 20 --real --batch 100 --threads 1``.
 Needs: ``pip install --no-deps torchlogix==0.2.2`` (plus tqdm, scikit-learn). Its package
 ``__init__`` imports ``circuit.py``, which only Python 3.12 parses; on 3.11 we register an empty
 placeholder for ``torchlogix.circuit`` first (its layers do not use it).
@@ -43,6 +45,8 @@ def main() -> None:
     ap.add_argument("--width", type=int, default=8000)
     ap.add_argument("--depth", type=int, default=6)
     ap.add_argument("--batch", type=int, default=256)
+    ap.add_argument("--crop", type=int, default=None, help="centre CROP x CROP pixels only")
+    ap.add_argument("--real", action="store_true", help="real-valued pixels in training")
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
 
@@ -52,17 +56,25 @@ def main() -> None:
 
     tlx, TLDense, TLGroupSum = import_torchlogix()
     images, labels = load_mnist("train")
-    x_img = torch.from_numpy(images[: args.batch].astype(np.float32) / 255.0)  # (B, 28, 28)
-    x_bits = (x_img.reshape(args.batch, -1) > 0.5).float()  # (B, 784), the same bits for both
+    side = args.crop or 28
+    lo = (28 - side) // 2
+
+    def pixels(n: int) -> torch.Tensor:  # (n, side, side) in [0, 1]
+        return torch.from_numpy(images[:n, lo : lo + side, lo : lo + side] / 255.0).float()
+
+    x_img = pixels(args.batch)
+    x_bits = x_img.reshape(args.batch, -1)  # (B, side^2): the same inputs for both
+    x_bits = x_bits if args.real else (x_bits > 0.5).float()
     y = torch.from_numpy(labels[: args.batch].astype(np.int64))
-    x_eval_img = torch.from_numpy(images[:1024].astype(np.float32) / 255.0)
+    x_eval_img = pixels(1024)
     x_eval_bits = (x_eval_img.reshape(1024, -1) > 0.5).float()
 
     torch.manual_seed(0)
-    spec = {"input_shape": [28, 28], "dense": [args.width] * args.depth, "classes": 10,
-            "tau": 20.0, "init": "gaussian", "connections": "random"}  # fmt: skip
+    spec = {"input_shape": [side, side], "dense": [args.width] * args.depth, "classes": 10,
+            "tau": 20.0, "init": "gaussian", "connections": "random",
+            "inputs": "real" if args.real else "binary"}  # fmt: skip
     ours = LogicNet(spec)
-    widths = [784] + [args.width] * args.depth
+    widths = [side * side] + [args.width] * args.depth
     theirs = torch.nn.Sequential(
         *[TLDense(widths[i], widths[i + 1]) for i in range(args.depth)], TLGroupSum(10, tau=20.0)
     )
@@ -120,7 +132,9 @@ def main() -> None:
         json.dumps(
             {
                 "benchmark": "logic_train_vs_torchlogix",
-                "architecture": f"784 -> {args.depth} x {args.width} LogicDense -> GroupSum(10)",
+                "architecture": f"{side * side} -> {args.depth} x {args.width} LogicDense -> "
+                "GroupSum(10)",
+                "inputs": "real-valued" if args.real else "binary",
                 "batch": args.batch,
                 "threads": args.threads,
                 "steps": args.steps,
