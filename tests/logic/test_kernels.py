@@ -44,3 +44,20 @@ def test_numba_backward_is_deterministic_with_two_threads():
         y = kernels.gather_gate(x, a, b, c, "numba")
         grads.append(torch.autograd.grad(y.square().sum(), [x, c]))
     assert torch.equal(grads[0][0], grads[1][0]) and torch.equal(grads[0][1], grads[1][1])
+
+
+@pytest.mark.skipif(not kernels.HAVE_NUMBA, reason="numba not installed")
+@pytest.mark.parametrize("module", ["kernels", "learned_kernels"])
+def test_serial_and_parallel_kernels_have_their_own_cache_entries(module):
+    """numba caches by function name: a shared name made the serial kernels load the parallel
+    ones from the cache, so one-thread runs used every core."""
+    import importlib
+
+    mod = importlib.import_module(f"wirelab.logic.{module}")
+    names = {
+        getattr(mod, f)._cache._cache_file._index_name
+        for f in ("_forward_par", "_forward_ser", "_backward_par", "_backward_ser")
+    }
+    assert len(names) == 4
+    assert not mod._forward_ser.targetoptions.get("parallel")
+    assert mod._forward_par.targetoptions.get("parallel")

@@ -25,8 +25,19 @@ from __future__ import annotations
 
 from typing import Any
 
+import types
+
 import numpy as np
 import torch
+
+
+def flavour(fn: Any, tag: str) -> Any:
+    """A copy of the plain function ``fn`` named ``<name>_<tag>`` (its own numba cache entry)."""
+    out = types.FunctionType(fn.__code__, fn.__globals__, f"{fn.__name__}_{tag}",
+                             fn.__defaults__, fn.__closure__)  # fmt: skip
+    out.__qualname__ = f"{fn.__qualname__}_{tag}"
+    return out
+
 
 try:  # numba is optional: without it the torch path is used.
     import os
@@ -94,10 +105,12 @@ if HAVE_NUMBA:
                 gc_part[k, j, 3] = s3
 
     # parallel versions for big layers, serial ones for small layers or one thread (no wake-ups)
-    _forward_par = njit(parallel=True, fastmath=True, cache=True)(_forward_py)
-    _backward_par = njit(parallel=True, fastmath=True, cache=True)(_backward_py)
-    _forward_ser = njit(fastmath=True, cache=True)(_forward_py)
-    _backward_ser = njit(fastmath=True, cache=True)(_backward_py)
+    # each flavour compiles its own copy of the function: numba's on-disk cache is keyed by the
+    # function's name, so one shared function made the "serial" kernels load the parallel ones
+    _forward_par = njit(parallel=True, fastmath=True, cache=True)(flavour(_forward_py, "par"))
+    _backward_par = njit(parallel=True, fastmath=True, cache=True)(flavour(_backward_py, "par"))
+    _forward_ser = njit(fastmath=True, cache=True)(flavour(_forward_py, "ser"))
+    _backward_ser = njit(fastmath=True, cache=True)(flavour(_backward_py, "ser"))
 
 PARALLEL_MIN_WORK = 1 << 16  # n * B below which one thread is faster than waking the others
 _KERNEL_THREADS: int | None = None  # None: follow torch.get_num_threads()

@@ -31,6 +31,8 @@ from wirelab.logic import kernels
 if kernels.HAVE_NUMBA:
     from numba import njit, prange
 
+    from wirelab.logic.kernels import flavour
+
     def _forward_py(x, ca, pa, cb, pb, c, xa, xb, y):
         n, k = ca.shape
         bsz = x.shape[1]
@@ -107,10 +109,12 @@ if kernels.HAVE_NUMBA:
                     for i in range(w):
                         dst[i] += wb * gb[i]
 
-    _forward_par = njit(parallel=True, fastmath=True, cache=True)(_forward_py)
-    _backward_par = njit(parallel=True, fastmath=True, cache=True)(_backward_py)
-    _forward_ser = njit(fastmath=True, cache=True)(_forward_py)
-    _backward_ser = njit(fastmath=True, cache=True)(_backward_py)
+    # each flavour compiles its own copy of the function: numba's on-disk cache is keyed by the
+    # function's name, so one shared function made the "serial" kernels load the parallel ones
+    _forward_par = njit(parallel=True, fastmath=True, cache=True)(flavour(_forward_py, "par"))
+    _backward_par = njit(parallel=True, fastmath=True, cache=True)(flavour(_backward_py, "par"))
+    _forward_ser = njit(fastmath=True, cache=True)(flavour(_forward_py, "ser"))
+    _backward_ser = njit(fastmath=True, cache=True)(flavour(_backward_py, "ser"))
 
 
 def numba_ok(x: torch.Tensor) -> bool:
