@@ -23,9 +23,8 @@ Two implementations of the same maths:
 
 from __future__ import annotations
 
-from typing import Any
-
 import types
+from typing import Any
 
 import numpy as np
 import torch
