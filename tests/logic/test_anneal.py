@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.clirun import one_line_error, wirelab
-from wirelab.logic import train as train_mod
+from tests.logic.killed import run_until_checkpoint
 from wirelab.logic.anneal import connection_tau, ramp_width, set_progress
 from wirelab.logic.layers import Binarize
 from wirelab.logic.learned import LearnedLogicDense
@@ -78,27 +78,11 @@ ANNEALED = {
 }  # fmt: skip
 
 
-class Interrupt(Exception):
-    pass
-
-
 def test_an_annealed_run_resumes_bit_identically(tmp_path: Path, monkeypatch) -> None:
     pytest.importorskip("sklearn")
     whole = run(TrainConfig(**ANNEALED), tmp_path / "whole", quiet=True)
-    real_save = train_mod._save_checkpoint
-    calls: list[int] = []
-
-    def save_then_stop(*args, **kw):
-        real_save(*args, **kw)
-        calls.append(1)
-        if len(calls) == 1:
-            raise Interrupt
-
-    monkeypatch.setattr(train_mod, "_save_checkpoint", save_then_stop)
     out = tmp_path / "killed"
-    with pytest.raises(Interrupt):
-        run(TrainConfig(**ANNEALED), out, quiet=True)
-    monkeypatch.setattr(train_mod, "_save_checkpoint", real_save)
+    run_until_checkpoint(monkeypatch, TrainConfig(**ANNEALED), out)
     resumed = run(checkpoint_config(out), out, resume=True, quiet=True)
     for key in ("accuracy_soft", "accuracy_discrete", "best_step"):
         assert resumed[key] == whole[key], key

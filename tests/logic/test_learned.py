@@ -7,6 +7,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.logic.killed import run_until_checkpoint
 from wirelab.logic.config import changed_options, resolve
 from wirelab.logic.functional import (
     gate_poly,
@@ -139,10 +140,6 @@ def test_a_checkpoint_config_without_the_new_options_compares_equal():
     assert changed_options(newer, old) == ["model.gate_param: 'softmax' -> 'light'"]
 
 
-class Interrupt(Exception):
-    pass
-
-
 RUN = {"dataset": "digits", "classes": "all", "steps": 30, "eval_every": 10, "batch_size": 32,
        "lr": 0.05, "patience": 0, "threads": 1, "seed": 2}  # fmt: skip
 
@@ -162,17 +159,8 @@ def test_killed_runs_resume_identically_including_checkpoints_from_before_the_op
 
     cfg = {**RUN, "model": model}
     whole = train_mod.run(TrainConfig(**cfg), tmp_path / "whole", quiet=True)
-    real_save = train_mod._save_checkpoint
-
-    def save_then_stop(*args, **kw):
-        real_save(*args, **kw)
-        raise Interrupt
-
-    monkeypatch.setattr(train_mod, "_save_checkpoint", save_then_stop)
     out = tmp_path / "killed"
-    with pytest.raises(Interrupt):
-        train_mod.run(TrainConfig(**cfg), out, quiet=True)
-    monkeypatch.setattr(train_mod, "_save_checkpoint", real_save)
+    run_until_checkpoint(monkeypatch, TrainConfig(**cfg), out)
     if old_style:  # as written before candidates / connection_tau / gate_param existed
         ck = load_checkpoint(out / "checkpoint.pt")
         ck["config"]["model"] = {k: v for k, v in ck["config"]["model"].items()

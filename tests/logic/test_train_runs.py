@@ -7,8 +7,8 @@ import pytest
 import torch
 
 from tests.clirun import one_line_error, wirelab
+from tests.logic.killed import Interrupt, run_until_checkpoint
 from wirelab.errors import UsageError
-from wirelab.logic import train as train_mod
 from wirelab.logic.checkpoint import init_weights, load_checkpoint, load_model
 from wirelab.logic.discrete import DiscreteLogicNet
 from wirelab.logic.train import TrainConfig, checkpoint_config, run
@@ -31,10 +31,6 @@ STEPS = {
 }  # fmt: skip
 
 
-class Interrupt(Exception):
-    pass
-
-
 def test_iteration_run_selects_on_validation_and_resumes_bit_identically(tmp_path, monkeypatch):
     whole = run(TrainConfig(**STEPS), tmp_path / "whole", quiet=True)
     hist = whole["history"]
@@ -47,20 +43,8 @@ def test_iteration_run_selects_on_validation_and_resumes_bit_identically(tmp_pat
     assert model.spec["input_bits"] is not None and model.spec["crop"] == 6
     assert whole["input_bits"] == len(model.spec["input_bits"]) <= 6 * 6  # cropped, pruned
 
-    real_save = train_mod._save_checkpoint
-    calls = []
-
-    def save_then_stop(*args, **kw):  # an interruption just after the second checkpoint
-        real_save(*args, **kw)
-        calls.append(1)
-        if len(calls) == 2:
-            raise Interrupt
-
-    monkeypatch.setattr(train_mod, "_save_checkpoint", save_then_stop)
-    out = tmp_path / "killed"
-    with pytest.raises(Interrupt):
-        run(TrainConfig(**STEPS), out, quiet=True)
-    monkeypatch.setattr(train_mod, "_save_checkpoint", real_save)
+    out = tmp_path / "killed"  # an interruption just after the second checkpoint
+    run_until_checkpoint(monkeypatch, TrainConfig(**STEPS), out, after=2)
     assert load_checkpoint(out / "checkpoint.pt")["step"] == 40
     resumed = run(checkpoint_config(out), out, resume=True, quiet=True)
     for key in ("accuracy_soft", "accuracy_discrete", "best_step", "history", "gates_by_type"):

@@ -46,7 +46,10 @@ def set_progress(
     input_ramp_end: float | None,
     connection_tau_start: float,
 ) -> None:
-    """Set every annealed relaxation of ``model`` to its value after ``step`` of ``total`` steps."""
+    """Set every annealed relaxation of ``model`` to its value after ``step`` of ``total`` steps
+    (nothing to do, and no walk over the modules, when neither is annealed)."""
+    if connection_tau_end is None and input_ramp_end is None:
+        return
     p = min(1.0, max(0.0, step / total)) if total > 0 else 1.0
     for m in model.modules():
         if isinstance(m, LearnedLogicDense):

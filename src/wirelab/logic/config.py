@@ -77,11 +77,10 @@ class TrainConfig:
         _finite("val_fraction", self.val_fraction, 0.0, 1.0, lo_open=True, hi_open=True)
         if self.max_minutes is not None:
             _finite("max_minutes", self.max_minutes, 0.0, lo_open=True)
-        for name in ("connection_tau_end", "input_ramp_end"):
-            v = getattr(self, name)
-            if v is not None:
-                _finite(name, v, 0.0, 1.0 if name == "input_ramp_end" else math.inf,
-                        lo_open=True)  # fmt: skip
+        if self.connection_tau_end is not None:
+            _finite("connection_tau_end", self.connection_tau_end, 0.0, lo_open=True)
+        if self.input_ramp_end is not None:
+            _finite("input_ramp_end", self.input_ramp_end, 0.0, 1.0, lo_open=True)
         if self.forward not in FORWARDS:
             raise UsageError(f"--forward must be soft or st, not {self.forward!r}")
         if self.lr_schedule not in LR_SCHEDULES:
