@@ -1,15 +1,23 @@
 # wirelab: `make tour` installs everything and runs the tour; `make test` installs everything and
-# runs the tests. Both create .venv with the CPU build of torch first (an unpinned torch pulls a
-# multi-GB CUDA build), then install the package with its extras.
+# runs the tests. Two environments, one set of commands:
+#   .venv      (Python 3.11) everything but the fly body: the CPU build of torch first (an unpinned
+#              torch pulls a multi-GB CUDA build; the CPU wheel is a Python 3.11 file), then the
+#              package with its extras;
+#   .venv-fly  (Python 3.12, no torch) NeuroMechFly on flygym 2. `wirelab fly ... --body flygym`
+#              typed in .venv runs its experiment there (wirelab.fly.envs), one process per run.
 PY ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 TORCH ?= torch==2.13.0
-EXTRAS ?= fly,ray,celegans,parquet,dev
+EXTRAS ?= ml,fly-legacy,ray,celegans,parquet,dev
+FLY_VENV ?= .venv-fly
+FLY_BIN := $(FLY_VENV)/bin
+FLY_EXTRAS ?= fly,dev
 comma := ,
 STAMP := $(VENV)/.installed-$(subst $(comma),-,$(EXTRAS))
+FLY_STAMP := $(FLY_VENV)/.installed-$(subst $(comma),-,$(FLY_EXTRAS))
 
-.PHONY: tour test check lint typecheck bench sysdeps install clean
+.PHONY: tour test check lint typecheck bench sysdeps install fly-env clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -18,7 +26,16 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install -q -e ".[$(EXTRAS)]"
 	touch $@
 
-install: sysdeps $(STAMP)
+$(FLY_STAMP): pyproject.toml
+	@py312=$$(bash scripts/find-python312.sh) || exit 1; \
+	  test -x $(FLY_BIN)/python || $$py312 -m venv $(FLY_VENV)
+	$(FLY_BIN)/python -m pip install -q --upgrade pip
+	$(FLY_BIN)/python -m pip install -q -e ".[$(FLY_EXTRAS)]"
+	touch $@
+
+fly-env: $(FLY_STAMP)
+
+install: sysdeps $(STAMP) $(FLY_STAMP)
 
 sysdeps:
 	@bash scripts/system-deps.sh
@@ -26,8 +43,10 @@ sysdeps:
 tour: install
 	$(BIN)/wirelab tour $(TOUR_ARGS)
 
+# The main suite, then the fly tests again in the fly environment (flygym 2 there).
 test: install
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(FLY_BIN)/python -m pytest tests/fly $(PYTEST_ARGS)
 
 lint:
 	$(BIN)/ruff check src tests benchmarks
@@ -45,4 +64,4 @@ bench: install
 	$(BIN)/python -m pip install -q --no-deps torchlogix==0.2.2
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) $(FLY_VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -18,8 +18,8 @@ that a registry of heavy back ends (flygym, MuJoCo) costs nothing until one is c
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
 import click
@@ -31,9 +31,13 @@ T = TypeVar("T")
 
 @dataclass(frozen=True)
 class Entry(Generic[T]):
+    """One registered thing: its name, the object (or lazy ``"module:attribute"``), a help line, and
+    facts about it that the code needs before importing it (e.g. the environment a body runs in)."""
+
     name: str
     target: T | str
     help: str = ""
+    facts: Mapping[str, Any] = field(default_factory=dict)
 
 
 class Registry(Generic[T]):
@@ -43,13 +47,16 @@ class Registry(Generic[T]):
         self.kind = kind
         self._entries: dict[str, Entry[T]] = {}
 
-    def add(self, name: str, target: T | str, help: str = "", *, replace: bool = False) -> None:
-        """Register ``target`` (an object or a lazy ``"module:attribute"``) under ``name``."""
+    def add(
+        self, name: str, target: T | str, help: str = "", *, replace: bool = False, **facts: Any
+    ) -> None:
+        """Register ``target`` (an object or a lazy ``"module:attribute"``) under ``name``; keyword
+        ``facts`` are kept with the entry and read without importing it (`fact`)."""
         if not name or name != name.strip():
             raise ValueError(f"bad {self.kind} name {name!r}")
         if name in self._entries and not replace:
             raise ValueError(f"{self.kind} {name!r} is already registered")
-        self._entries[name] = Entry(name, target, help)
+        self._entries[name] = Entry(name, target, help, dict(facts))
 
     def register(self, name: str, help: str = "") -> Callable[[T], T]:
         """Decorator form of `add`."""
@@ -77,6 +84,11 @@ class Registry(Generic[T]):
 
     def help(self, name: str) -> str:
         return self._entries[name].help
+
+    def fact(self, name: str, key: str, default: Any = None) -> Any:
+        """A fact registered with entry ``name`` (no import), or ``default``."""
+        entry = self._entries.get(name)
+        return default if entry is None else entry.facts.get(key, default)
 
     def names(self) -> tuple[str, ...]:
         return tuple(self._entries)
