@@ -85,7 +85,7 @@ def test_discrete_net_reads_raw_inputs_like_the_hard_forward_and_the_circuits(ex
     counts = PyEvaluator(circuit).counts(flat)
     np.testing.assert_array_equal(counts, np.rint(disc.scores(flat) * disc.tau).astype(int))
     if shutil.which("cc") or shutil.which("gcc"):
-        from wirelab.logic.circuit.c_build import build
+        from wirelab.logic.circuit.backends.c import build
 
         lib, _ = build(circuit, tmp_path / "c", jobs=1)
         pred, c_counts = lib.classify(flat)

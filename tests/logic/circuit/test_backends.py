@@ -11,12 +11,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.logic.circuit.conftest import all_input_bits, circuits, reference_outputs
-from wirelab.logic.circuit.c_build import build
+from wirelab.logic.circuit.backends.c import build
+from wirelab.logic.circuit.backends.python import PyEvaluator, evaluate_words_reference
 from wirelab.logic.circuit.groupsum import count_bits, decode_counts, with_groupsum
 from wirelab.logic.circuit.ir import Circuit
 from wirelab.logic.circuit.pack import pack_bits, unpack_bits
 from wirelab.logic.circuit.passes import simplify
-from wirelab.logic.circuit.python_backend import PyEvaluator, evaluate_words_reference
 from wirelab.logic.circuit.synthetic import random_net
 
 

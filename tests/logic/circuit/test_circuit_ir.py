@@ -8,8 +8,8 @@ from hypothesis import given, settings
 
 from tests.logic.circuit.conftest import circuits
 from wirelab.errors import UsageError
+from wirelab.logic.circuit.backends.python import PyEvaluator
 from wirelab.logic.circuit.ir import Circuit
-from wirelab.logic.circuit.python_backend import PyEvaluator
 from wirelab.logic.circuit.synthetic import random_net
 from wirelab.logic.circuit.truth_tables import (
     EXPRESSIONS,

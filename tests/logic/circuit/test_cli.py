@@ -14,8 +14,8 @@ from tests.clirun import one_line_error, wirelab
 from tests.conftest import requires_mnist
 from wirelab.logic.circuit.backends import BACKENDS, Backend, CompileOptions, Generated
 from wirelab.logic.circuit.ir import Circuit
-from wirelab.logic.circuit.synth import TARGETS, SynthTarget
 from wirelab.logic.circuit.synthetic import random_net
+from wirelab.logic.circuit.targets import TARGETS, SynthTarget
 from wirelab.logic.circuit.tools import have, write_text
 from wirelab.logic.gates import NAMES
 from wirelab.results import ResultDir

@@ -10,14 +10,18 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.logic.circuit.conftest import all_input_bits, circuits, reference_outputs
-from wirelab.logic.circuit.formal import prove_equivalent
+from wirelab.logic.circuit.backends.verilog import (
+    SimResult,
+    generate_reference_verilog,
+    generate_verilog,
+    prove_equivalent,
+    simulate,
+)
 from wirelab.logic.circuit.ir import Circuit
 from wirelab.logic.circuit.passes import simplify
-from wirelab.logic.circuit.simulate import SimResult, simulate
 from wirelab.logic.circuit.synth import synthesize
 from wirelab.logic.circuit.synthetic import random_net
 from wirelab.logic.circuit.tools import have
-from wirelab.logic.circuit.verilog_backend import generate_reference_verilog, generate_verilog
 
 needs_iverilog = pytest.mark.skipif(
     not have("iverilog", "vvp"), reason="Icarus Verilog not found: apt-get install iverilog"
