@@ -14,7 +14,7 @@ import pytest
 from tests.clirun import one_line_error, wirelab
 from tests.conftest import requires_mnist
 from tests.logic.circuit.conftest import reference_outputs
-from tests.logic.circuit.test_cli import make_run
+from tests.logic.circuit.runs import make_run
 from wirelab.logic.circuit.backends.c import generate_c
 from wirelab.logic.circuit.backends.verilog import generate_verilog, simulate
 from wirelab.logic.circuit.ir import Circuit

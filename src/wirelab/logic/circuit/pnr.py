@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from wirelab.logic.circuit.backends.verilog import VerilogModule
-from wirelab.logic.circuit.tools import require, run_tool, write_text
+from wirelab.logic.circuit.tools import require, run_tool, script_word, write_text
 
 # nextpnr-ice40's names of the UP5K's resources -> the names in synth.json.
 RESOURCES = {
@@ -72,11 +72,19 @@ def synth_ice40_json(
     defines: tuple[str, ...] = (),
     timeout: float = 3600,
 ) -> Path:
-    """yosys ``synth_ice40`` of ``sources`` -> ``work/<top>.json`` (the netlist for nextpnr)."""
+    """yosys ``synth_ice40`` of ``sources`` -> ``work/<top>.json`` (the netlist for nextpnr).
+
+    A source path, define or ``top`` that the script would read as more than one word (a space,
+    ``;``, ``#``, a quote, a backslash or a newline) is refused with a `UsageError` before
+    anything is written (`script_word`)."""
+    # Every path and name is one word of the script: a ';' or a newline in a directory name
+    # would otherwise run a yosys command of its own.
+    paths = [script_word(s) for s in sources]
+    flags = [script_word(f"-D{d}", "define") for d in defines]
+    top = script_word(top, "module name")
     yosys = require("yosys")
     # One read_verilog for all files: a `define of an early file (PicoSoC's memory) holds later.
-    reads = f"read_verilog {' '.join(f'-D{d}' for d in defines)} "
-    reads += " ".join(str(s.resolve()) for s in sources) + "\n"
+    reads = f"read_verilog {' '.join(flags)} " + " ".join(paths) + "\n"
     script = reads + f"synth_ice40 {'-dsp ' if dsp else ''}-top {top} -json {top}.json\n"
     write_text(work / f"{top}_synth.ys", script)
     run_tool([yosys, "-q", "-l", f"{top}_synth.log", f"{top}_synth.ys"], work, "yosys", timeout)

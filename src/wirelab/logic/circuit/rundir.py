@@ -47,6 +47,7 @@ from wirelab.logic.circuit.passes import PASSES, simplify
 from wirelab.logic.circuit.pnr import pnr_classifier
 from wirelab.logic.circuit.synth import synthesize
 from wirelab.logic.circuit.targets import TARGETS, pnr_targets
+from wirelab.logic.circuit.tools import script_word
 from wirelab.logic.discrete import DiscreteLogicNet
 from wirelab.results import ResultDir, write_json
 
@@ -288,11 +289,13 @@ def synth_run(
     if pipeline < 0 or not clock_mhz > 0:
         raise UsageError("--pipeline must be >= 0 and --clock > 0")
     rd, net = load_run(run_dir)
+    name = target + ("" if heads else "-network-only") + (f"-pipe{pipeline}" if pipeline else "")
+    work = rd.path / "synth" / name
+    if pnr:
+        script_word(work, "work directory")  # written into the yosys script of the shell
     _, simple, _ = circuits_of(rd, net)
     log(f"yosys {target} ({simple.num_gates} gates)")
     vm = generate_verilog(simple, heads=heads, pipeline=pipeline, head_pipeline=pipeline)
-    name = target + ("" if heads else "-network-only") + (f"-pipe{pipeline}" if pipeline else "")
-    work = rd.path / "synth" / name
     res = synthesize(vm, target, work)
     res["heads"] = heads
     res["pipeline"] = pipeline
