@@ -95,8 +95,14 @@ def test_c_edge_cases(tmp_path: Path) -> None:
     )
     check_c(c, tmp_path / "raw", 70)
     check_c(simplify(c)[0], tmp_path / "simple", 70)
-    empty = Circuit(0, np.zeros(0, np.uint8), np.zeros(0, np.int64), np.zeros(0, np.int64),
-                    np.array([0, 1]), num_classes=2)  # fmt: skip
+    empty = Circuit(
+        0,
+        np.zeros(0, np.uint8),
+        np.zeros(0, np.int64),
+        np.zeros(0, np.int64),
+        np.array([0, 1]),
+        num_classes=2,
+    )
     check_c(empty, tmp_path / "empty", 5)
 
 

@@ -57,8 +57,14 @@ def test_compile_verify_synth_and_a_detected_mismatch(tmp_path: Path) -> None:
     m = json.loads(p.stdout)
     assert m["gates_raw"] == 72 and m["gates_simplified"] <= 72
     lib = json.loads((run / "c" / "build.json").read_text())["library"]
-    for f in ("c/wl_model.h", f"c/{lib}", "verilog/wl_circuit.v", "verilog/wl_ref.v",
-              "verilog/wl_circuit_pipe1.v", "circuit/circuit.json"):  # fmt: skip
+    for f in (
+        "c/wl_model.h",
+        f"c/{lib}",
+        "verilog/wl_circuit.v",
+        "verilog/wl_ref.v",
+        "verilog/wl_circuit_pipe1.v",
+        "circuit/circuit.json",
+    ):
         assert (run / f).is_file(), f
     assert not list(run.rglob("*.tmp")), "a temporary file was left behind"
     p = wirelab("logic", "verify", run, "--sim-vectors", "200", "--json")
@@ -68,8 +74,9 @@ def test_compile_verify_synth_and_a_detected_mismatch(tmp_path: Path) -> None:
     assert v["verilog"]["vectors"] == 200 and v["formal"]["ok"] is True
     assert json.loads((run / "verify" / "verify.json").read_text()) == v
     # A proof that runs out of time is recorded as not done, not as a failure.
-    p = wirelab("logic", "verify", run, "--sim-vectors", "10", "--formal-timeout", "0.001",
-                "--json")  # fmt: skip
+    p = wirelab(
+        "logic", "verify", run, "--sim-vectors", "10", "--formal-timeout", "0.001", "--json"
+    )
     assert p.returncode == 0, p.stderr
     assert json.loads(p.stdout)["formal"] == {"ok": None, "skipped": "proof timed out (0 s)"}
     p = wirelab("logic", "synth", run, "--target", "ice40-up5k", "--json")

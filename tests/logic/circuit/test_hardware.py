@@ -50,8 +50,13 @@ def test_verilog_agrees_with_reference_on_random_circuits(
 
 @needs_iverilog
 def test_pipelined_module_has_the_expected_latency(tmp_path: Path) -> None:
-    net = random_net([30, 30, 30, 30, 12], features=10, num_classes=3, seed=2,
-                     gate_probs=[0, 1, 1, 0, 1, 0, 1, 1, 1, 1, 0, 1, 0, 1, 1, 0])  # fmt: skip
+    net = random_net(
+        [30, 30, 30, 30, 12],
+        features=10,
+        num_classes=3,
+        seed=2,
+        gate_probs=[0, 1, 1, 0, 1, 0, 1, 1, 1, 1, 0, 1, 0, 1, 1, 0],
+    )
     c, _ = simplify(Circuit.from_net(net))
     bits = np.random.default_rng(0).random((100, c.num_inputs)) < 0.5
     for k in (1, 2):
@@ -91,8 +96,11 @@ def test_formal_proof_and_counterexample(tmp_path: Path) -> None:
     broken = simple.replace(op=simple.op.copy())
     live_out = int(broken.outputs[broken.outputs >= broken.first_gate][0]) - broken.first_gate
     broken.op[live_out] ^= 0b1111  # the complementary function
-    bad = prove_equivalent(generate_reference_verilog(raw, heads=False),
-                           generate_verilog(broken, heads=False), tmp_path / "bad")  # fmt: skip
+    bad = prove_equivalent(
+        generate_reference_verilog(raw, heads=False),
+        generate_verilog(broken, heads=False),
+        tmp_path / "bad",
+    )
     assert not bad.equivalent and bad.counterexample is not None
     x = bad.counterexample["in_x"]
     bits = np.array([[c == "1" for c in reversed(x)]])

@@ -17,7 +17,7 @@ from rich.console import Console
 
 from wirelab.logic.circuit.backends import BACKENDS
 from wirelab.logic.circuit.rundir import compile_run, resolve_backends, synth_run, verify_run
-from wirelab.logic.circuit.targets import TARGETS
+from wirelab.logic.circuit.targets import DEFAULT_TARGET, TARGETS
 from wirelab.registry import RegistryChoice
 from wirelab.results import sanitize
 
@@ -179,7 +179,7 @@ def verify_cmd(
 @click.option(
     "--target",
     type=TARGETS.choice(),
-    default="ice40-up5k",
+    default=DEFAULT_TARGET,
     show_default=True,
     help="; ".join(f"{n}: {h}" for n, h in TARGETS.describe()),
 )

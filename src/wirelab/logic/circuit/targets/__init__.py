@@ -11,7 +11,7 @@ from __future__ import annotations
 from wirelab.logic.circuit.targets.base import SynthTarget
 from wirelab.registry import Registry
 
-__all__ = ["TARGETS", "SynthTarget", "pnr_targets"]
+__all__ = ["DEFAULT_TARGET", "TARGETS", "SynthTarget", "pnr_targets"]
 
 TARGETS = Registry[SynthTarget]("synthesis target")
 TARGETS.add(
@@ -24,6 +24,7 @@ TARGETS.add(
     "wirelab.logic.circuit.targets.lut6:TARGET",
     "generic 6-input LUTs (synth; abc -lut 6)",
 )
+DEFAULT_TARGET = "ice40-up5k"  # ``wirelab logic synth`` without --target, and the tour
 
 
 def pnr_targets() -> tuple[str, ...]:
