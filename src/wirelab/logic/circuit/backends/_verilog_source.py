@@ -1,4 +1,5 @@
-"""The Verilog back end: a combinational (optionally pipelined) module, and a reference netlist.
+"""The Verilog writer of the ``verilog`` back end: a combinational (optionally pipelined) module,
+and a reference netlist.
 
 `generate_verilog` writes module ``wl_circuit``::
 
