@@ -35,7 +35,7 @@ import torch
 
 from wirelab.data import load_mnist
 from wirelab.logic.checkpoint import load_model as load_run_model
-from wirelab.logic.circuit.c_build import build
+from wirelab.logic.circuit.backends.c import build
 from wirelab.logic.circuit.ir import Circuit
 from wirelab.logic.circuit.pack import pack_bits
 from wirelab.logic.circuit.passes import simplify

@@ -52,8 +52,15 @@ def test_schedules_run_from_the_start_value_to_the_end_value():
 
 
 def test_set_progress_reaches_every_learned_layer_and_the_input():
-    spec = {"input_shape": [4, 4], "dense": [20, 10], "connections": "learned",
-            "candidates": 4, "connection_tau": 2.0, "classes": 2, "inputs": "real"}  # fmt: skip
+    spec = {
+        "input_shape": [4, 4],
+        "dense": [20, 10],
+        "connections": "learned",
+        "candidates": 4,
+        "connection_tau": 2.0,
+        "classes": 2,
+        "inputs": "real",
+    }
     net = LogicNet(spec)
     set_progress(net, 5, 10, connection_tau_end=0.5, input_ramp_end=0.1, connection_tau_start=2.0)
     learned = [m for m in net.modules() if isinstance(m, LearnedLogicDense)]
@@ -73,9 +80,14 @@ ANNEALED = {
     "seed": 2,
     "connection_tau_end": 0.1,
     "input_ramp_end": 0.05,
-    "model": {"dense": [200, 200], "tau": 3.0, "inputs": "real", "connections": "learned",
-              "candidates": 4},
-}  # fmt: skip
+    "model": {
+        "dense": [200, 200],
+        "tau": 3.0,
+        "inputs": "real",
+        "connections": "learned",
+        "candidates": 4,
+    },
+}
 
 
 def test_an_annealed_run_resumes_bit_identically(tmp_path: Path, monkeypatch) -> None:
@@ -89,8 +101,10 @@ def test_an_annealed_run_resumes_bit_identically(tmp_path: Path, monkeypatch) ->
     assert [h["loss"] for h in resumed["history"]] == [h["loss"] for h in whole["history"]]
 
 
-@pytest.mark.parametrize("opt,value", [("--input-ramp-end", "0"), ("--input-ramp-end", "1.5"),
-                                       ("--connection-tau-end", "-1")])  # fmt: skip
+@pytest.mark.parametrize(
+    "opt,value",
+    [("--input-ramp-end", "0"), ("--input-ramp-end", "1.5"), ("--connection-tau-end", "-1")],
+)
 def test_bad_anneal_values_are_usage_errors(tmp_path: Path, opt: str, value: str) -> None:
     r = wirelab("logic", "train", "--dataset", "digits", opt, value, "--out", tmp_path / "r")
     assert r.returncode == 2

@@ -43,8 +43,14 @@ def test_crop_bits_is_the_centre_window_in_hwc_order():
 
 def test_prune_drops_the_bits_that_are_constant_on_the_training_images():
     x = _images(300)
-    spec = {"input_shape": [12, 12], "binarize": "thermometer", "levels": 2, "prune": 0.01,
-            "dense": [40], "classes": 2}  # fmt: skip
+    spec = {
+        "input_shape": [12, 12],
+        "binarize": "thermometer",
+        "levels": 2,
+        "prune": 0.01,
+        "dense": [40],
+        "classes": 2,
+    }
     keep = select_inputs(spec, x)
     assert keep is not None
     frac = bit_activity(resolve_spec(spec), x)
@@ -61,10 +67,14 @@ SPECS = [
     {"crop": 8, "dense": [60, 40]},
     {"crop": 9, "prune": 0.02, "inputs": "real", "dense": [50, 20]},
     {"binarize": "thermometer", "levels": 3, "prune": 0.02, "inputs": "real", "dense": [30]},
-    {"crop": 10, "inputs": "real", "conv": [{"channels": 4, "depth": 2, "pool": True}],
-     "dense": [20]},
+    {
+        "crop": 10,
+        "inputs": "real",
+        "conv": [{"channels": 4, "depth": 2, "pool": True}],
+        "dense": [20],
+    },
     {"binarize": "fixed", "threshold": 0.3, "inputs": "real", "dense": [40]},
-]  # fmt: skip
+]
 
 
 @pytest.mark.parametrize("extra", SPECS)
@@ -85,7 +95,7 @@ def test_discrete_net_reads_raw_inputs_like_the_hard_forward_and_the_circuits(ex
     counts = PyEvaluator(circuit).counts(flat)
     np.testing.assert_array_equal(counts, np.rint(disc.scores(flat) * disc.tau).astype(int))
     if shutil.which("cc") or shutil.which("gcc"):
-        from wirelab.logic.circuit.c_build import build
+        from wirelab.logic.circuit.backends.c import build
 
         lib, _ = build(circuit, tmp_path / "c", jobs=1)
         pred, c_counts = lib.classify(flat)

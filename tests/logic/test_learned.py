@@ -85,11 +85,15 @@ def test_candidates_are_distinct_disjoint_and_spread(n_in, n_out, k):
 
 @pytest.mark.parametrize("gate_param", ["softmax", "light"])
 def test_learned_layer_implementations_agree(gate_param):
-    layers = {impl: LearnedLogicDense(40, 13, 6, 0.7, seed=1, impl=impl, gate_param=gate_param)
-              for impl in ("fast", "torch", "reference")}  # fmt: skip
+    layers = {
+        impl: LearnedLogicDense(40, 13, 6, 0.7, seed=1, impl=impl, gate_param=gate_param)
+        for impl in ("fast", "torch", "reference")
+    }
     gen = torch.Generator().manual_seed(0)
-    state = {k: torch.randn(v.shape, generator=gen) if v.is_floating_point() else v
-             for k, v in layers["fast"].state_dict().items()}  # fmt: skip
+    state = {
+        k: torch.randn(v.shape, generator=gen) if v.is_floating_point() else v
+        for k, v in layers["fast"].state_dict().items()
+    }
     x0, g = torch.rand(40, 37, generator=gen), torch.randn(13, 37, generator=gen)
     out = {}
     for impl, layer in layers.items():
@@ -112,11 +116,19 @@ def test_learned_layer_implementations_agree(gate_param):
 
 @pytest.mark.parametrize(
     "extra",
-    [{"connections": "learned", "candidates": 8},
-     {"connections": "learned", "candidates": 4, "gate_param": "light", "crop": 20,
-      "inputs": "real", "connection_tau": 0.5},
-     {"gate_param": "light", "conv": [{"channels": 4, "depth": 2, "pool": True}]}],
-)  # fmt: skip
+    [
+        {"connections": "learned", "candidates": 8},
+        {
+            "connections": "learned",
+            "candidates": 4,
+            "gate_param": "light",
+            "crop": 20,
+            "inputs": "real",
+            "connection_tau": 0.5,
+        },
+        {"gate_param": "light", "conv": [{"channels": 4, "depth": 2, "pool": True}]},
+    ],
+)
 def test_discretized_learned_and_light_nets_equal_the_hard_forward(extra):
     torch.manual_seed(0)
     net = LogicNet({"input_shape": [28, 28], "dense": [60, 40], "classes": 10, **extra})
@@ -135,21 +147,41 @@ def test_a_checkpoint_config_without_the_new_options_compares_equal():
     cfg = resolve(TrainConfig(dataset="digits", model={"dense": [40, 40], "tau": 5.0}))
     old = {**cfg.__dict__, "model": {k: v for k, v in cfg.model.items() if k not in ADDED_DEFAULTS}}
     assert changed_options(cfg, old) == []
-    newer = resolve(TrainConfig(dataset="digits", model={"dense": [40, 40], "tau": 5.0,
-                                                         "gate_param": "light"}))  # fmt: skip
+    newer = resolve(
+        TrainConfig(dataset="digits", model={"dense": [40, 40], "tau": 5.0, "gate_param": "light"})
+    )
     assert changed_options(newer, old) == ["model.gate_param: 'softmax' -> 'light'"]
 
 
-RUN = {"dataset": "digits", "classes": "all", "steps": 30, "eval_every": 10, "batch_size": 32,
-       "lr": 0.05, "patience": 0, "threads": 1, "seed": 2}  # fmt: skip
+RUN = {
+    "dataset": "digits",
+    "classes": "all",
+    "steps": 30,
+    "eval_every": 10,
+    "batch_size": 32,
+    "lr": 0.05,
+    "patience": 0,
+    "threads": 1,
+    "seed": 2,
+}
 
 
 @pytest.mark.parametrize(
     "model,old_style",
-    [({"dense": [60, 60], "tau": 3.0}, True),
-     ({"dense": [60, 60], "tau": 3.0, "connections": "learned", "candidates": 4,
-       "gate_param": "light"}, False)],
-)  # fmt: skip
+    [
+        ({"dense": [60, 60], "tau": 3.0}, True),
+        (
+            {
+                "dense": [60, 60],
+                "tau": 3.0,
+                "connections": "learned",
+                "candidates": 4,
+                "gate_param": "light",
+            },
+            False,
+        ),
+    ],
+)
 def test_killed_runs_resume_identically_including_checkpoints_from_before_the_options(
     tmp_path, monkeypatch, model, old_style
 ):
@@ -163,8 +195,9 @@ def test_killed_runs_resume_identically_including_checkpoints_from_before_the_op
     run_until_checkpoint(monkeypatch, TrainConfig(**cfg), out)
     if old_style:  # as written before candidates / connection_tau / gate_param existed
         ck = load_checkpoint(out / "checkpoint.pt")
-        ck["config"]["model"] = {k: v for k, v in ck["config"]["model"].items()
-                                 if k not in ADDED_DEFAULTS}  # fmt: skip
+        ck["config"]["model"] = {
+            k: v for k, v in ck["config"]["model"].items() if k not in ADDED_DEFAULTS
+        }
         save(out / "checkpoint.pt", ck)
     resumed = train_mod.run(TrainConfig(**cfg), out, resume=True, quiet=True)
     for key in ("accuracy_soft", "accuracy_discrete", "best_step", "gates_by_type"):

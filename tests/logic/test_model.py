@@ -87,9 +87,16 @@ def test_tiny_net_learns_parity_exactly(bits):
     x = torch.tensor([[(i >> k) & 1 for k in range(bits)] for i in range(2**bits)]).float()
     y = x.sum(1).long() % 2
     net = LogicNet(
-        {"input_shape": [bits], "dense": [16] * (bits - 1) + [2], "classes": 2, "tau": 1.0,
-         "init": "gaussian", "connections": "random", "seed": 1}
-    )  # fmt: skip
+        {
+            "input_shape": [bits],
+            "dense": [16] * (bits - 1) + [2],
+            "classes": 2,
+            "tau": 1.0,
+            "init": "gaussian",
+            "connections": "random",
+            "seed": 1,
+        }
+    )
     opt = torch.optim.AdamW(net.parameters(), lr=0.1)
     for _ in range(400):
         loss = torch.nn.functional.cross_entropy(net(x, "soft") * 4, y)

@@ -76,12 +76,34 @@ def test_killed_run_resumes_to_the_same_metrics(tmp_path: Path) -> None:
 
 
 def test_cli_trains_and_reports(tmp_path: Path) -> None:
-    r = wirelab("logic", "train", "--dataset", "digits", "--classes", "0,1", "--dense", "40,40",
-                "--epochs", "2", "--threads", "1", "--out", tmp_path / "r", "--quiet")  # fmt: skip
+    r = wirelab(
+        "logic",
+        "train",
+        "--dataset",
+        "digits",
+        "--classes",
+        "0,1",
+        "--dense",
+        "40,40",
+        "--epochs",
+        "2",
+        "--threads",
+        "1",
+        "--out",
+        tmp_path / "r",
+        "--quiet",
+    )
     assert r.returncode == 0, r.stderr
     m = json.loads((tmp_path / "r" / "metrics.json").read_text())
-    for key in ("accuracy_soft", "accuracy_discrete", "discretization_gap", "gates",
-                "gates_by_type", "pass_through_fraction", "train_seconds"):  # fmt: skip
+    for key in (
+        "accuracy_soft",
+        "accuracy_discrete",
+        "discretization_gap",
+        "gates",
+        "gates_by_type",
+        "pass_through_fraction",
+        "train_seconds",
+    ):
         assert key in m
     assert m["gates"] == 80 and m["classes"] == [0, 1]
 

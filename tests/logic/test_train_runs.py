@@ -26,9 +26,15 @@ STEPS = {
     "patience": 0,
     "threads": 1,
     "seed": 1,
-    "model": {"dense": [200, 200], "init": "gaussian", "tau": 3.0, "crop": 6,
-              "inputs": "real", "prune": 0.01},
-}  # fmt: skip
+    "model": {
+        "dense": [200, 200],
+        "init": "gaussian",
+        "tau": 3.0,
+        "crop": 6,
+        "inputs": "real",
+        "prune": 0.01,
+    },
+}
 
 
 def test_iteration_run_selects_on_validation_and_resumes_bit_identically(tmp_path, monkeypatch):
@@ -50,8 +56,9 @@ def test_iteration_run_selects_on_validation_and_resumes_bit_identically(tmp_pat
     for key in ("accuracy_soft", "accuracy_discrete", "best_step", "history", "gates_by_type"):
         if key == "history":
             strip = [{k: v for k, v in h.items() if k != "train_seconds"} for h in hist]
-            assert strip == [{k: v for k, v in h.items() if k != "train_seconds"}
-                             for h in resumed["history"]]  # fmt: skip
+            assert strip == [
+                {k: v for k, v in h.items() if k != "train_seconds"} for h in resumed["history"]
+            ]
         else:
             assert resumed[key] == whole[key], key
     a = DiscreteLogicNet.load(out / "discrete.json").to_dict()
@@ -65,8 +72,15 @@ def test_config_json_repeats_the_run(tmp_path):
     saved = json.loads((tmp_path / "a" / "config.json").read_text())["config"]
     assert saved["model"]["dense"] == [200, 200] and saved["model"]["tau"] == 3.0
     assert saved["model"]["binarize"] == "fixed" and saved["model"]["connections"] == "unique"
-    r = wirelab("logic", "train", "--recipe", tmp_path / "a" / "config.json", "--out",
-                tmp_path / "b", "--quiet")  # fmt: skip
+    r = wirelab(
+        "logic",
+        "train",
+        "--recipe",
+        tmp_path / "a" / "config.json",
+        "--out",
+        tmp_path / "b",
+        "--quiet",
+    )
     assert r.returncode == 0, r.stderr
     second = json.loads((tmp_path / "b" / "metrics.json").read_text())
     assert second["accuracy_discrete"] == first["accuracy_discrete"]
@@ -104,8 +118,21 @@ def test_bad_checkpoint_is_a_one_line_error_naming_it(finished, tmp_path, how):
     assert one_line_error(r) and r.returncode == 2, r.stderr
     assert "checkpoint.pt" in r.stderr
     _damage(out / "model.pt", how)
-    r = wirelab("logic", "train", "--dataset", "digits", "--dense", "40,40", "--steps", "2",
-                "--init-from", out, "--out", tmp_path / "new", "--quiet")  # fmt: skip
+    r = wirelab(
+        "logic",
+        "train",
+        "--dataset",
+        "digits",
+        "--dense",
+        "40,40",
+        "--steps",
+        "2",
+        "--init-from",
+        out,
+        "--out",
+        tmp_path / "new",
+        "--quiet",
+    )
     assert one_line_error(r) and "model.pt" in r.stderr, r.stderr
     assert not (tmp_path / "new").exists()
     with pytest.raises(UsageError, match=r"model\.pt"):
@@ -148,9 +175,24 @@ def test_bad_options_fail_before_the_directory_exists(tmp_path, args, needle):
 
 
 def test_a_large_gap_is_reported(tmp_path):
-    r = wirelab("logic", "train", "--dataset", "digits", "--dense", "400,400", "--epochs", "4",
-                "--init", "residual", "--tau", "10", "--threads", "1",
-                "--out", tmp_path / "g")  # fmt: skip
+    r = wirelab(
+        "logic",
+        "train",
+        "--dataset",
+        "digits",
+        "--dense",
+        "400,400",
+        "--epochs",
+        "4",
+        "--init",
+        "residual",
+        "--tau",
+        "10",
+        "--threads",
+        "1",
+        "--out",
+        tmp_path / "g",
+    )
     m = json.loads((tmp_path / "g" / "metrics.json").read_text())
     assert r.returncode == 0, r.stderr
     assert m["discretization_gap"] > 0.01 and "points below" in m["gap_warning"]

@@ -20,12 +20,41 @@ POSITIVE = finite_float(0.0, min_open=True)
 COUNT = click.IntRange(min=1)
 THREAD_COUNT = click.IntRange(1, 1024)
 # option name -> TrainConfig field (train options) or model spec key (model options)
-TRAIN_OPTIONS = ("dataset", "classes", "forward", "epochs", "steps", "eval_every", "batch_size",
-                 "lr", "lr_schedule", "weight_decay", "patience", "val_fraction", "max_train",
-                 "seed", "threads", "max_minutes", "init_from", "connection_tau_end",
-                 "input_ramp_end")  # fmt: skip
-MODEL_OPTIONS = ("binarize", "levels", "threshold", "crop", "prune", "inputs", "connections",
-                 "candidates", "connection_tau", "gate_param", "init", "tau")  # fmt: skip
+TRAIN_OPTIONS = (
+    "dataset",
+    "classes",
+    "forward",
+    "epochs",
+    "steps",
+    "eval_every",
+    "batch_size",
+    "lr",
+    "lr_schedule",
+    "weight_decay",
+    "patience",
+    "val_fraction",
+    "max_train",
+    "seed",
+    "threads",
+    "max_minutes",
+    "init_from",
+    "connection_tau_end",
+    "input_ramp_end",
+)
+MODEL_OPTIONS = (
+    "binarize",
+    "levels",
+    "threshold",
+    "crop",
+    "prune",
+    "inputs",
+    "connections",
+    "candidates",
+    "connection_tau",
+    "gate_param",
+    "init",
+    "tau",
+)
 
 
 def _ints(text: str | None) -> list[int] | None:

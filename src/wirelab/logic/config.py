@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from wirelab.errors import UsageError
-from wirelab.logic.data import dataset_shape, parse_classes
+from wirelab.logic.datasets import dataset_shape, parse_classes
 from wirelab.logic.inputs import ADDED_DEFAULTS
 from wirelab.logic.model import resolve_spec
 
@@ -58,9 +58,14 @@ class TrainConfig:
 
     def validate(self) -> None:
         """Every field in range; one-line `UsageError` otherwise (before any directory exists)."""
-        counts = {"epochs": self.epochs, "batch_size": self.batch_size, "threads": self.threads,
-                  "eval_batch": self.eval_batch, "steps": self.steps,
-                  "eval_every": self.eval_every}  # fmt: skip
+        counts = {
+            "epochs": self.epochs,
+            "batch_size": self.batch_size,
+            "threads": self.threads,
+            "eval_batch": self.eval_batch,
+            "steps": self.steps,
+            "eval_every": self.eval_every,
+        }
         for name, v in counts.items():
             if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 1):
                 raise UsageError(f"{name} must be a positive whole number, not {v!r}")
@@ -165,8 +170,11 @@ def changed_options(cfg: TrainConfig, saved: dict[str, Any]) -> list[str]:
         a, b = saved.get(key), now.get(key)
         if key == "model" and isinstance(a, dict) and isinstance(b, dict):
             a = {**ADDED_DEFAULTS, **a}  # a checkpoint older than these options used them
-            out += [f"model.{k}: {a.get(k)!r} -> {b.get(k)!r}"
-                    for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)]  # fmt: skip
+            out += [
+                f"model.{k}: {a.get(k)!r} -> {b.get(k)!r}"
+                for k in sorted(set(a) | set(b))
+                if a.get(k) != b.get(k)
+            ]
         elif a != b:
             out.append(f"{key}: {a!r} -> {b!r}")
     return out

@@ -35,9 +35,23 @@ from __future__ import annotations
 import numpy as np
 
 NAMES = (
-    "FALSE", "AND", "A_AND_NOT_B", "A", "NOT_A_AND_B", "B", "XOR", "OR",
-    "NOR", "XNOR", "NOT_B", "A_OR_NOT_B", "NOT_A", "NOT_A_OR_B", "NAND", "TRUE",
-)  # fmt: skip
+    "FALSE",
+    "AND",
+    "A_AND_NOT_B",
+    "A",
+    "NOT_A_AND_B",
+    "B",
+    "XOR",
+    "OR",
+    "NOR",
+    "XNOR",
+    "NOT_B",
+    "A_OR_NOT_B",
+    "NOT_A",
+    "NOT_A_OR_B",
+    "NAND",
+    "TRUE",
+)
 NUM_GATES = 16
 PASS_A = 3  # the pass-through gate used by residual initialisation
 PASS_B = 5

@@ -32,8 +32,9 @@ import torch
 
 def flavour(fn: Any, tag: str) -> Any:
     """A copy of the plain function ``fn`` named ``<name>_<tag>`` (its own numba cache entry)."""
-    out = types.FunctionType(fn.__code__, fn.__globals__, f"{fn.__name__}_{tag}",
-                             fn.__defaults__, fn.__closure__)  # fmt: skip
+    out = types.FunctionType(
+        fn.__code__, fn.__globals__, f"{fn.__name__}_{tag}", fn.__defaults__, fn.__closure__
+    )
     out.__qualname__ = f"{fn.__qualname__}_{tag}"
     return out
 

@@ -135,8 +135,15 @@ class LogicNet(nn.Module):
 def _dense(s: dict[str, Any], width: int, n: int, seed: int) -> nn.Module:
     """A dense layer of a resolved spec: fixed (random, unique) or learned connections."""
     if s["connections"] == "learned":
-        return LearnedLogicDense(width, n, int(s["candidates"]), float(s["connection_tau"]),
-                                 s["init"], seed, gate_param=s["gate_param"])  # fmt: skip
+        return LearnedLogicDense(
+            width,
+            n,
+            int(s["candidates"]),
+            float(s["connection_tau"]),
+            s["init"],
+            seed,
+            gate_param=s["gate_param"],
+        )
     return LogicDense(width, n, s["connections"], s["init"], seed, gate_param=s["gate_param"])
 
 

@@ -17,6 +17,7 @@ from wirelab.errors import MissingDataError, SkipStep
 
 def run(out: Path, quick: bool = False) -> dict[str, Any]:
     from wirelab.logic.circuit.rundir import compile_run, synth_run, verify_run
+    from wirelab.logic.circuit.targets import DEFAULT_TARGET
     from wirelab.logic.train import TrainConfig
     from wirelab.logic.train import run as train
 
@@ -64,7 +65,7 @@ def run(out: Path, quick: bool = False) -> dict[str, Any]:
     )
     summary["verified"] = v["verified"]
     if not quick and shutil.which("yosys"):
-        s = synth_run(run_dir, "ice40-up5k")
+        s = synth_run(run_dir, DEFAULT_TARGET)
         summary["ice40_lut4"] = s["luts"]
         summary["fits_up5k"] = s.get("fits")
     return summary

@@ -36,7 +36,7 @@ from wirelab.logic.checkpoint import (
     save,
 )
 from wirelab.logic.config import TrainConfig, changed_options, resolve
-from wirelab.logic.data import TaskData, load_task, parse_classes
+from wirelab.logic.datasets import TaskData, load_task, parse_classes
 from wirelab.logic.inputs import select_inputs
 from wirelab.logic.kernels import use_threads
 from wirelab.logic.model import LogicNet, diagnostics
@@ -220,9 +220,14 @@ def fit(
 
 def _relax(model: LogicNet, cfg: TrainConfig, step: int, total: int) -> None:
     """The annealed relaxations (`wirelab.logic.anneal`) as of ``step`` of ``total``."""
-    set_progress(model, step, total, connection_tau_end=cfg.connection_tau_end,
-                 input_ramp_end=cfg.input_ramp_end,
-                 connection_tau_start=float(cfg.model.get("connection_tau", 1.0)))  # fmt: skip
+    set_progress(
+        model,
+        step,
+        total,
+        connection_tau_end=cfg.connection_tau_end,
+        input_ramp_end=cfg.input_ramp_end,
+        connection_tau_start=float(cfg.model.get("connection_tau", 1.0)),
+    )
 
 
 def _lr(cfg: TrainConfig, step: int, total: int) -> float:
@@ -272,8 +277,12 @@ def _validate(
     st.history.append(rec)
     if rec["val_discrete"] > st.best["val"]:
         state = {k: v.clone() for k, v in model.state_dict().items()}
-        st.best = {"val": rec["val_discrete"], "step": st.step, "epoch": rec["epoch"],
-                   "state": state}  # fmt: skip
+        st.best = {
+            "val": rec["val_discrete"],
+            "step": st.step,
+            "epoch": rec["epoch"],
+            "state": state,
+        }
     st.stop = _stop_reason(st, cfg)
     return rec
 
@@ -290,10 +299,19 @@ def _stop_reason(st: TrainState, cfg: TrainConfig) -> str | None:
 def _save_checkpoint(
     path: Path, cfg: TrainConfig, model: LogicNet, opt: torch.optim.Optimizer, st: TrainState
 ) -> None:
-    save(path, {"format": CHECKPOINT_FORMAT, "config": asdict(cfg), "step": st.step,
-                "model": model.state_dict(), "optimizer": opt.state_dict(),
-                "history": st.history, "best": st.best,
-                "train_seconds": st.train_seconds})  # fmt: skip
+    save(
+        path,
+        {
+            "format": CHECKPOINT_FORMAT,
+            "config": asdict(cfg),
+            "step": st.step,
+            "model": model.state_dict(),
+            "optimizer": opt.state_dict(),
+            "history": st.history,
+            "best": st.best,
+            "train_seconds": st.train_seconds,
+        },
+    )
 
 
 def finish(

@@ -11,12 +11,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.logic.circuit.conftest import all_input_bits, circuits, reference_outputs
-from wirelab.logic.circuit.c_build import build
+from wirelab.logic.circuit.backends.c import build
+from wirelab.logic.circuit.backends.python import PyEvaluator, evaluate_words_reference
 from wirelab.logic.circuit.groupsum import count_bits, decode_counts, with_groupsum
 from wirelab.logic.circuit.ir import Circuit
 from wirelab.logic.circuit.pack import pack_bits, unpack_bits
 from wirelab.logic.circuit.passes import simplify
-from wirelab.logic.circuit.python_backend import PyEvaluator, evaluate_words_reference
 from wirelab.logic.circuit.synthetic import random_net
 
 
@@ -95,8 +95,14 @@ def test_c_edge_cases(tmp_path: Path) -> None:
     )
     check_c(c, tmp_path / "raw", 70)
     check_c(simplify(c)[0], tmp_path / "simple", 70)
-    empty = Circuit(0, np.zeros(0, np.uint8), np.zeros(0, np.int64), np.zeros(0, np.int64),
-                    np.array([0, 1]), num_classes=2)  # fmt: skip
+    empty = Circuit(
+        0,
+        np.zeros(0, np.uint8),
+        np.zeros(0, np.int64),
+        np.zeros(0, np.int64),
+        np.array([0, 1]),
+        num_classes=2,
+    )
     check_c(empty, tmp_path / "empty", 5)
 
 

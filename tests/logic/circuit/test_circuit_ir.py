@@ -8,8 +8,8 @@ from hypothesis import given, settings
 
 from tests.logic.circuit.conftest import circuits
 from wirelab.errors import UsageError
+from wirelab.logic.circuit.backends.python import PyEvaluator
 from wirelab.logic.circuit.ir import Circuit
-from wirelab.logic.circuit.python_backend import PyEvaluator
 from wirelab.logic.circuit.synthetic import random_net
 from wirelab.logic.circuit.truth_tables import (
     EXPRESSIONS,
@@ -58,8 +58,9 @@ def test_from_net_matches_discrete_reference() -> None:
     c = Circuit.from_net(net)
     assert c.num_inputs == 27 and c.num_gates == 92 and c.num_outputs == 12
     x = np.random.default_rng(1).random((77, 9))
-    np.testing.assert_array_equal(PyEvaluator(c).forward_bits(c.binarize(x)),
-                                  net.forward_bits(net.binarize(x)))  # fmt: skip
+    np.testing.assert_array_equal(
+        PyEvaluator(c).forward_bits(c.binarize(x)), net.forward_bits(net.binarize(x))
+    )
     np.testing.assert_array_equal(PyEvaluator(c).counts(x) / c.tau, net.scores(x))
 
 
@@ -92,8 +93,14 @@ def test_save_load(tmp_path: Path) -> None:
 
 
 def test_bad_circuits_raise_usage_errors() -> None:
-    ok = dict(num_inputs=1, op=np.array([1], np.uint8), a=np.array([2]), b=np.array([2]),
-              outputs=np.array([3]), num_classes=1)  # fmt: skip
+    ok = dict(
+        num_inputs=1,
+        op=np.array([1], np.uint8),
+        a=np.array([2]),
+        b=np.array([2]),
+        outputs=np.array([3]),
+        num_classes=1,
+    )
     Circuit(**ok)  # type: ignore[arg-type]
     with pytest.raises(UsageError, match="DAG"):
         Circuit(**{**ok, "a": np.array([3])})  # type: ignore[arg-type]

@@ -14,15 +14,14 @@ import pytest
 from tests.clirun import one_line_error, wirelab
 from tests.conftest import requires_mnist
 from tests.logic.circuit.conftest import reference_outputs
-from tests.logic.circuit.test_cli import make_run
-from wirelab.logic.circuit.c_backend import generate_c
+from tests.logic.circuit.runs import make_run
+from wirelab.logic.circuit.backends.c import generate_c
+from wirelab.logic.circuit.backends.verilog import generate_verilog, simulate
 from wirelab.logic.circuit.ir import Circuit
 from wirelab.logic.circuit.passes import simplify
 from wirelab.logic.circuit.pnr import pnr_classifier
-from wirelab.logic.circuit.simulate import simulate
 from wirelab.logic.circuit.synthetic import random_net
 from wirelab.logic.circuit.tools import have
-from wirelab.logic.circuit.verilog_backend import generate_verilog
 from wirelab.logic.fpga.peripheral import RESULT_OFFSET, make_layout, peripheral_verilog
 
 needs_pnr = pytest.mark.skipif(

@@ -10,14 +10,18 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.logic.circuit.conftest import all_input_bits, circuits, reference_outputs
-from wirelab.logic.circuit.formal import prove_equivalent
+from wirelab.logic.circuit.backends.verilog import (
+    SimResult,
+    generate_reference_verilog,
+    generate_verilog,
+    prove_equivalent,
+    simulate,
+)
 from wirelab.logic.circuit.ir import Circuit
 from wirelab.logic.circuit.passes import simplify
-from wirelab.logic.circuit.simulate import SimResult, simulate
 from wirelab.logic.circuit.synth import synthesize
 from wirelab.logic.circuit.synthetic import random_net
 from wirelab.logic.circuit.tools import have
-from wirelab.logic.circuit.verilog_backend import generate_reference_verilog, generate_verilog
 
 needs_iverilog = pytest.mark.skipif(
     not have("iverilog", "vvp"), reason="Icarus Verilog not found: apt-get install iverilog"
@@ -46,8 +50,13 @@ def test_verilog_agrees_with_reference_on_random_circuits(
 
 @needs_iverilog
 def test_pipelined_module_has_the_expected_latency(tmp_path: Path) -> None:
-    net = random_net([30, 30, 30, 30, 12], features=10, num_classes=3, seed=2,
-                     gate_probs=[0, 1, 1, 0, 1, 0, 1, 1, 1, 1, 0, 1, 0, 1, 1, 0])  # fmt: skip
+    net = random_net(
+        [30, 30, 30, 30, 12],
+        features=10,
+        num_classes=3,
+        seed=2,
+        gate_probs=[0, 1, 1, 0, 1, 0, 1, 1, 1, 1, 0, 1, 0, 1, 1, 0],
+    )
     c, _ = simplify(Circuit.from_net(net))
     bits = np.random.default_rng(0).random((100, c.num_inputs)) < 0.5
     for k in (1, 2):
@@ -87,8 +96,11 @@ def test_formal_proof_and_counterexample(tmp_path: Path) -> None:
     broken = simple.replace(op=simple.op.copy())
     live_out = int(broken.outputs[broken.outputs >= broken.first_gate][0]) - broken.first_gate
     broken.op[live_out] ^= 0b1111  # the complementary function
-    bad = prove_equivalent(generate_reference_verilog(raw, heads=False),
-                           generate_verilog(broken, heads=False), tmp_path / "bad")  # fmt: skip
+    bad = prove_equivalent(
+        generate_reference_verilog(raw, heads=False),
+        generate_verilog(broken, heads=False),
+        tmp_path / "bad",
+    )
     assert not bad.equivalent and bad.counterexample is not None
     x = bad.counterexample["in_x"]
     bits = np.array([[c == "1" for c in reversed(x)]])

@@ -27,12 +27,17 @@ from typing import Any
 
 import numpy as np
 
-from wirelab.logic.circuit.tools import require, run_tool, write_text
-from wirelab.logic.circuit.verilog_backend import VerilogModule
+from wirelab.logic.circuit.backends.verilog import VerilogModule
+from wirelab.logic.circuit.tools import require, run_tool, script_word, write_text
 
 # nextpnr-ice40's names of the UP5K's resources -> the names in synth.json.
-RESOURCES = {"ICESTORM_LC": "logic_cells", "ICESTORM_RAM": "block_ram",
-             "ICESTORM_SPRAM": "spram", "ICESTORM_DSP": "dsp", "SB_IO": "io"}  # fmt: skip
+RESOURCES = {
+    "ICESTORM_LC": "logic_cells",
+    "ICESTORM_RAM": "block_ram",
+    "ICESTORM_SPRAM": "spram",
+    "ICESTORM_DSP": "dsp",
+    "SB_IO": "io",
+}
 UP5K_LOGIC_CELLS = 5280
 
 
@@ -58,22 +63,44 @@ endmodule
 """
 
 
-def synth_ice40_json(sources: list[Path], top: str, work: Path, *, dsp: bool = False,
-                     defines: tuple[str, ...] = (), timeout: float = 3600) -> Path:  # fmt: skip
-    """yosys ``synth_ice40`` of ``sources`` -> ``work/<top>.json`` (the netlist for nextpnr)."""
+def synth_ice40_json(
+    sources: list[Path],
+    top: str,
+    work: Path,
+    *,
+    dsp: bool = False,
+    defines: tuple[str, ...] = (),
+    timeout: float = 3600,
+) -> Path:
+    """yosys ``synth_ice40`` of ``sources`` -> ``work/<top>.json`` (the netlist for nextpnr).
+
+    A source path, define or ``top`` that the script would read as more than one word (a space,
+    ``;``, ``#``, a quote, a backslash or a newline) is refused with a `UsageError` before
+    anything is written (`script_word`)."""
+    # Every path and name is one word of the script: a ';' or a newline in a directory name
+    # would otherwise run a yosys command of its own.
+    paths = [script_word(s) for s in sources]
+    flags = [script_word(f"-D{d}", "define") for d in defines]
+    top = script_word(top, "module name")
     yosys = require("yosys")
     # One read_verilog for all files: a `define of an early file (PicoSoC's memory) holds later.
-    reads = f"read_verilog {' '.join(f'-D{d}' for d in defines)} "
-    reads += " ".join(str(s.resolve()) for s in sources) + "\n"
+    reads = f"read_verilog {' '.join(flags)} " + " ".join(paths) + "\n"
     script = reads + f"synth_ice40 {'-dsp ' if dsp else ''}-top {top} -json {top}.json\n"
     write_text(work / f"{top}_synth.ys", script)
     run_tool([yosys, "-q", "-l", f"{top}_synth.log", f"{top}_synth.ys"], work, "yosys", timeout)
     return work / f"{top}.json"
 
 
-def place_and_route(netlist: Path, work: Path, *, clock_mhz: float, pcf: Path | None = None,
-                    package: str = "sg48", seed: int = 1,
-                    timeout: float = 3600) -> dict[str, Any]:  # fmt: skip
+def place_and_route(
+    netlist: Path,
+    work: Path,
+    *,
+    clock_mhz: float,
+    pcf: Path | None = None,
+    package: str = "sg48",
+    seed: int = 1,
+    timeout: float = 3600,
+) -> dict[str, Any]:
     """nextpnr-ice40 (UP5K, ``package``) on a yosys JSON netlist, then icepack.
 
     Writes ``<stem>.asc``, ``<stem>.bin`` and ``<stem>_report.json`` into ``work``; returns the
@@ -86,9 +113,23 @@ def place_and_route(netlist: Path, work: Path, *, clock_mhz: float, pcf: Path | 
     asc, binf, report = work / f"{stem}.asc", work / f"{stem}.bin", work / f"{stem}_report.json"
     for stale in (asc, binf, report):
         stale.unlink(missing_ok=True)
-    cmd = [nextpnr, "--up5k", "--package", package, "--json", str(netlist.resolve()),
-           "--asc", asc.name, "--report", report.name, "--freq", f"{clock_mhz:g}",
-           "--seed", str(seed), "--timing-allow-fail"]  # fmt: skip
+    cmd = [
+        nextpnr,
+        "--up5k",
+        "--package",
+        package,
+        "--json",
+        str(netlist.resolve()),
+        "--asc",
+        asc.name,
+        "--report",
+        report.name,
+        "--freq",
+        f"{clock_mhz:g}",
+        "--seed",
+        str(seed),
+        "--timing-allow-fail",
+    ]
     cmd += ["--pcf", str(pcf)] if pcf is not None else ["--pcf-allow-unconstrained"]
     t0 = time.perf_counter()
     log = run_tool(cmd, work, "nextpnr-ice40", timeout)
@@ -102,26 +143,31 @@ def place_and_route(netlist: Path, work: Path, *, clock_mhz: float, pcf: Path | 
         res[key] = {"used": int(u.get("used", 0)), "available": int(u.get("available", 0))}
     fmax = {str(k): round(float(v["achieved"]), 2) for k, v in rep.get("fmax", {}).items()}
     if not fmax:  # an older report without fmax: read the log line
-        fmax = {m.group(1): float(m.group(2)) for m in re.finditer(
-            r"Max frequency for clock '([^']+)': ([\d.]+) MHz", log)}  # fmt: skip
+        fmax = {
+            m.group(1): float(m.group(2))
+            for m in re.finditer(r"Max frequency for clock '([^']+)': ([\d.]+) MHz", log)
+        }
     worst = min(fmax.values()) if fmax else None
-    res.update({
-        "fmax_mhz": worst,
-        "fmax_by_clock_mhz": fmax,
-        "clock_mhz": clock_mhz,
-        "timing_met": bool(worst is not None and worst >= clock_mhz),
-        "device": f"iCE40 UP5K ({package})",
-        "asc": asc.name,
-        "bitstream": binf.name,
-        "bitstream_bytes": binf.stat().st_size,
-        "nextpnr_seconds": round(pnr_s, 2),
-        "seed": seed,
-    })  # fmt: skip
+    res.update(
+        {
+            "fmax_mhz": worst,
+            "fmax_by_clock_mhz": fmax,
+            "clock_mhz": clock_mhz,
+            "timing_met": bool(worst is not None and worst >= clock_mhz),
+            "device": f"iCE40 UP5K ({package})",
+            "asc": asc.name,
+            "bitstream": binf.name,
+            "bitstream_bytes": binf.stat().st_size,
+            "nextpnr_seconds": round(pnr_s, 2),
+            "seed": seed,
+        }
+    )
     return res
 
 
-def pnr_classifier(vm: VerilogModule, used_inputs: np.ndarray, work: Path, *,
-                   clock_mhz: float) -> dict[str, Any]:  # fmt: skip
+def pnr_classifier(
+    vm: VerilogModule, used_inputs: np.ndarray, work: Path, *, clock_mhz: float
+) -> dict[str, Any]:
     """Shell + classifier: yosys ``synth_ice40``, nextpnr, icepack (see the module docstring);
     adds ``shell_cells`` (the input shift register) and ``images_per_s`` to the figures."""
     write_text(work / f"{vm.module}.v", vm.text)

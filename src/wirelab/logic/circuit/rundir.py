@@ -3,20 +3,19 @@
 Layout added to ``RUN_DIR`` (which holds ``discrete.json`` from ``wirelab logic train``)::
 
     circuit/circuit.json   simplified circuit IR      circuit/passes.json  gate counts per pass
-    c/                     wl_model.h, wl_model*.c, libwl_model_<hash>.so, build.json
-    verilog/               wl_circuit.v (combinational), wl_circuit_pipe<K>.v, wl_ref.v
-    verify/                simulation and proof work directories; verify.json
+    <back end>/            each back end's files (`wirelab.logic.circuit.backends`)
+    verify/                the checks' work directories; verify.json
     synth/<target>/        yosys logs; synth.json (all targets) in RUN_DIR
 
-and ``metrics.json`` gains ``gates_simplified``, ``logic_depth``, ``c_compile_seconds``,
-``verified`` and the synthesis figures.
+and ``metrics.json`` gains ``gates_simplified``, ``logic_depth``, the back ends' figures,
+``verified`` with each back end's verified figures, and the synthesis figures.
 
 Each step is one function here (`compile_run`, `verify_run`, `synth_run`), called by the CLI and
 the tour. A step works on a *finished* training run, validates its arguments before it writes
 anything, writes every file atomically, and writes its record last: the back ends' own marker
-files (``c/build.json``), then ``metrics.json``, then ``verify/verify.json`` or ``synth.json``.
+files (e.g. ``c/build.json``), then ``metrics.json``, then ``verify/verify.json`` or ``synth.json``.
 The back ends come from `wirelab.logic.circuit.backends.BACKENDS`, the synthesis targets from
-`wirelab.logic.circuit.synth.TARGETS`.
+`wirelab.logic.circuit.targets.TARGETS`; the code here loops over them and names none.
 """
 
 from __future__ import annotations
@@ -38,14 +37,17 @@ from wirelab.logic.circuit.backends import (
     Generated,
     VerifyContext,
     VerifyOptions,
+    checking_backends,
     generating_backends,
 )
-from wirelab.logic.circuit.equivalence import VerificationError, describe
+from wirelab.logic.circuit.backends.base import VerificationError, describe
+from wirelab.logic.circuit.backends.verilog import generate_verilog
 from wirelab.logic.circuit.ir import Circuit
 from wirelab.logic.circuit.passes import PASSES, simplify
 from wirelab.logic.circuit.pnr import pnr_classifier
-from wirelab.logic.circuit.synth import TARGETS, synthesize
-from wirelab.logic.circuit.verilog_backend import generate_verilog
+from wirelab.logic.circuit.synth import synthesize
+from wirelab.logic.circuit.targets import TARGETS, pnr_targets
+from wirelab.logic.circuit.tools import script_word
 from wirelab.logic.discrete import DiscreteLogicNet
 from wirelab.results import ResultDir, write_json
 
@@ -91,15 +93,19 @@ def circuits_of(
     return raw, simple, report
 
 
-def resolve_backends(backends: str | Sequence[str]) -> tuple[str, ...]:
-    """Registered back-end names that write files, in registry order; ``"all"``: every one."""
+def resolve_backends(backends: str | Sequence[str], step: str = "compile") -> tuple[str, ...]:
+    """Registered back-end names for ``step`` (``"compile"``: those that write files;
+    ``"verify"``: those with a check), in registry order; ``"all"``: every one of them."""
     names = [backends] if isinstance(backends, str) else list(backends)
+    usable = generating_backends() if step == "compile" else checking_backends()
     if not names or "all" in names:
-        return generating_backends()
+        return usable
     for name in names:
-        if BACKENDS.get(name).generate is None:
-            raise UsageError(f"the {name} back end writes nothing to compile")
-    return tuple(n for n in BACKENDS.names() if n in names)
+        BACKENDS.get(name)  # a one-line UsageError naming the back ends
+        if name not in usable:
+            what = "writes nothing to compile" if step == "compile" else "has nothing to verify"
+            raise UsageError(f"the {name} back end {what}")
+    return tuple(n for n in usable if n in names)
 
 
 def compile_run(
@@ -118,8 +124,9 @@ def compile_run(
     Returns the figures added to ``metrics.json``, with the pass report (``passes``) and per
     back end its files and summary (``backends``)."""
     names = resolve_backends(backends)
-    options = CompileOptions(pipeline=pipeline, word_bits=word_bits, lanes=lanes, opt=opt,
-                             march_native=march_native)  # fmt: skip
+    options = CompileOptions(
+        pipeline=pipeline, word_bits=word_bits, lanes=lanes, opt=opt, march_native=march_native
+    )
     rd, net = load_run(run_dir)
     log("simplifying the circuit")
     raw, simple, report = circuits_of(rd, net)
@@ -177,7 +184,7 @@ def plot_passes(rd: ResultDir, report: list[dict[str, Any]], raw: Circuit, simpl
 
 def test_set(rd: ResultDir, net: DiscreteLogicNet) -> tuple[np.ndarray, np.ndarray]:
     """The run's test split, preprocessed as in training (pixel / 255 as float32)."""
-    from wirelab.logic.data import load_task, parse_classes
+    from wirelab.logic.datasets import load_task, parse_classes
 
     cfg = rd.config.get("config", {})
     dataset = net.meta.get("dataset") or cfg.get("dataset")
@@ -212,6 +219,7 @@ def torch_scorer(rd: ResultDir) -> Callable[[np.ndarray], np.ndarray] | None:
 
 def verify_run(
     run_dir: str | Path,
+    backends: str | Sequence[str] = "all",
     *,
     sim_vectors: int = 1000,
     formal_max_gates: int = 20000,
@@ -219,11 +227,17 @@ def verify_run(
     pipeline: int = 0,
     log: Progress = _noop,
 ) -> dict[str, Any]:
-    """Run every back end's check (`Backend.check`) on the run's test split; write the
-    ``verified*`` figures to ``metrics.json``, then ``verify/verify.json``; raise
+    """Run the check (`Backend.check`) of each back end in ``backends`` (``"all"``: every one
+    with a check) on the run's test split; write ``verified`` and each back end's verified
+    figures (`Backend.verified`) to ``metrics.json``, then ``verify/verify.json``; raise
     `VerificationError` with the first mismatch if a check failed."""
-    options = VerifyOptions(sim_vectors=sim_vectors, formal_max_gates=formal_max_gates,
-                            formal_timeout=formal_timeout, pipeline=pipeline)  # fmt: skip
+    names = resolve_backends(backends, "verify")
+    options = VerifyOptions(
+        sim_vectors=sim_vectors,
+        formal_max_gates=formal_max_gates,
+        formal_timeout=formal_timeout,
+        pipeline=pipeline,
+    )
     rd, net = load_run(run_dir)
     raw, simple, _ = circuits_of(rd, net)
     record = rd.path / "verify" / "verify.json"
@@ -232,23 +246,18 @@ def verify_run(
     ctx = VerifyContext(rd.path, raw, simple, net, x, options, torch_scorer(rd), log)
     result: dict[str, Any] = {"test_images": len(x)}
     t0 = time.perf_counter()
-    for name in BACKENDS.names():
+    for name in names:
         check = BACKENDS.get(name).check
-        if check is not None:
-            result.update(check(ctx))
+        assert check is not None
+        result.update(check(ctx))
     result["seconds"] = round(time.perf_counter() - t0, 2)
     checks = [v for k, v in result.items() if isinstance(v, dict)]
     failed = [c for c in checks if c.get("ok") is False]
     result["verified"] = not failed
-    c, v, f = (result.get(k, {}) for k in ("c", "verilog", "formal"))
-    rd.update_metrics({
-        "verified": result["verified"],
-        "verified_c_images": c.get("checked"),
-        "verified_c_reference": c.get("reference"),
-        "verified_verilog_images": v.get("vectors"),
-        "verified_formal": f.get("ok"),
-        "verified_formal_scope": f.get("scope") or f.get("skipped"),
-    })  # fmt: skip
+    figures: dict[str, Any] = {"verified": result["verified"]}
+    for name in names:
+        figures.update(BACKENDS.get(name).verified_metrics(result))
+    rd.update_metrics(figures)
     write_json(record, result)
     if failed:
         raise VerificationError(describe(failed[0]["first_mismatch"]))
@@ -268,22 +277,25 @@ def synth_run(
     """Synthesise the simplified circuit for ``target`` (`TARGETS`); add its figures to
     ``metrics.json``, then its entry to ``synth.json``.
 
-    ``pnr``: also place and route it on the iCE40 UP5K (`wirelab.logic.circuit.pnr`) against a
+    ``pnr``: also place and route it (targets with `SynthTarget.place_and_route`: the iCE40
+    UP5K, `wirelab.logic.circuit.pnr`) against a
     ``clock_mhz`` clock and write the bitstream; ``pipeline=K``: the module with a register rank
     every K logic levels and every K adder-tree levels (entry ``<target>-pipe<K>``)."""
-    TARGETS.get(target)  # a one-line UsageError naming the targets
-    if pnr and target != "ice40-up5k":
-        raise UsageError("--pnr places and routes for --target ice40-up5k only")
+    spec = TARGETS.get(target)  # a one-line UsageError naming the targets
+    if pnr and not spec.place_and_route:
+        raise UsageError(f"--pnr places and routes for --target {', '.join(pnr_targets())} only")
     if pnr and not heads:
         raise UsageError("--pnr needs the whole classifier (drop --no-heads)")
     if pipeline < 0 or not clock_mhz > 0:
         raise UsageError("--pipeline must be >= 0 and --clock > 0")
     rd, net = load_run(run_dir)
+    name = target + ("" if heads else "-network-only") + (f"-pipe{pipeline}" if pipeline else "")
+    work = rd.path / "synth" / name
+    if pnr:
+        script_word(work, "work directory")  # written into the yosys script of the shell
     _, simple, _ = circuits_of(rd, net)
     log(f"yosys {target} ({simple.num_gates} gates)")
     vm = generate_verilog(simple, heads=heads, pipeline=pipeline, head_pipeline=pipeline)
-    name = target + ("" if heads else "-network-only") + (f"-pipe{pipeline}" if pipeline else "")
-    work = rd.path / "synth" / name
     res = synthesize(vm, target, work)
     res["heads"] = heads
     res["pipeline"] = pipeline
@@ -295,10 +307,14 @@ def synth_run(
         log(f"nextpnr-ice40 + icepack ({clock_mhz:g} MHz) -> {work}")
         res["pnr"] = pnr_classifier(vm, simple.used_inputs(), work, clock_mhz=clock_mhz)
         p = res["pnr"]
-        figures.update({f"pnr_{key}_logic_cells": p["logic_cells"]["used"],
-                        f"pnr_{key}_fmax_mhz": p["fmax_mhz"],
-                        f"pnr_{key}_timing_met": p["timing_met"],
-                        f"pnr_{key}_images_per_s": p["images_per_s"]})  # fmt: skip
+        figures.update(
+            {
+                f"pnr_{key}_logic_cells": p["logic_cells"]["used"],
+                f"pnr_{key}_fmax_mhz": p["fmax_mhz"],
+                f"pnr_{key}_timing_met": p["timing_met"],
+                f"pnr_{key}_images_per_s": p["images_per_s"],
+            }
+        )
     rd.update_metrics(figures)
     path = rd.path / "synth.json"
     allres = json.loads(path.read_text()) if path.is_file() else {}

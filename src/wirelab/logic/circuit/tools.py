@@ -1,14 +1,16 @@
 """External tools: the C compiler, Icarus Verilog and yosys, found on PATH or named by env vars;
-and `write_text`, the atomic write of every generated source and work file."""
+`write_text`, the atomic write of every generated source and work file; and `script_word`, the
+check of every path or name written into a yosys script."""
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
 
-from wirelab.errors import WirelabError
+from wirelab.errors import UsageError, WirelabError
 from wirelab.results import atomic_write_bytes
 
 INSTALL = {
@@ -71,3 +73,22 @@ def run_tool(cmd: list[str], cwd: Path, what: str, timeout: float = 3600) -> str
 def write_text(path: Path, text: str) -> Path:
     """Write a generated source or work file atomically (`wirelab.results.atomic_write_bytes`)."""
     return atomic_write_bytes(path, text.encode())
+
+
+# Characters a yosys script reads as syntax: whitespace (a newline ends a command, a space ends an
+# argument), ';' (the next command), '#' (a comment), quotes and backslashes (escapes).
+_SCRIPT_UNSAFE = re.compile(r"[\x00-\x20\x7f;#\"'\\]")
+
+
+def script_word(value: str | Path, what: str = "path") -> str:
+    """``value`` (a path: resolved to an absolute one) as one word of a yosys script, or a
+    one-line `UsageError` when it holds a character the script would read as syntax, e.g. a
+    ``;`` or a newline that would start a command of its own."""
+    text = str(Path(value).resolve()) if isinstance(value, Path) else value
+    bad = _SCRIPT_UNSAFE.search(text)
+    if bad:
+        raise UsageError(
+            f"cannot write the {what} {text!r} into a yosys script: it holds {bad.group()!r} "
+            "(use a directory without spaces, ';', '#', quotes or backslashes)"
+        )
+    return text

@@ -84,10 +84,23 @@ DEPENDS_B = tuple(depends_b(g) for g in range(NUM_GATES))
 # Each gate as a bitwise expression (``~ & | ^``, the same in C and Verilog) of its operands
 # ``{a}`` and ``{b}``; ``{zero}`` and ``{one}`` stand for the language's all-zeros and all-ones.
 EXPRESSIONS = (
-    "{zero}", "{a} & {b}", "{a} & ~{b}", "{a}", "~{a} & {b}", "{b}", "{a} ^ {b}", "{a} | {b}",
-    "~({a} | {b})", "~({a} ^ {b})", "~{b}", "{a} | ~{b}", "~{a}", "~{a} | {b}", "~({a} & {b})",
+    "{zero}",
+    "{a} & {b}",
+    "{a} & ~{b}",
+    "{a}",
+    "~{a} & {b}",
+    "{b}",
+    "{a} ^ {b}",
+    "{a} | {b}",
+    "~({a} | {b})",
+    "~({a} ^ {b})",
+    "~{b}",
+    "{a} | ~{b}",
+    "~{a}",
+    "~{a} | {b}",
+    "~({a} & {b})",
     "{one}",
-)  # fmt: skip
+)
 
 
 def expressions(zero: str, one: str) -> tuple[str, ...]:

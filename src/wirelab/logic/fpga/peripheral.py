@@ -34,9 +34,9 @@ import numpy as np
 
 from wirelab.errors import UsageError
 from wirelab.logic.circuit import truth_tables as tt
+from wirelab.logic.circuit.backends.verilog import V_EXPR, adder_tree, argmax_chain, class_bits
 from wirelab.logic.circuit.groupsum import count_bits
 from wirelab.logic.circuit.ir import CONST0, CONST1, Circuit
-from wirelab.logic.circuit.verilog_backend import V_EXPR, _adder_tree, _argmax, class_bits
 
 INPUT_STAGES = ("bits", "level1")
 HEADS = ("hw", "firmware")
@@ -80,8 +80,13 @@ class Layout:
         if self.head == "hw":
             cls = (bits[:, : self.class_bits] << np.arange(self.class_bits)).sum(-1)
             nb, cb = self.count_bits, self.class_bits
-            counts = np.stack([(bits[:, cb + k * nb : cb + (k + 1) * nb] << np.arange(nb)).sum(-1)
-                               for k in range(self.num_classes)], axis=1)  # fmt: skip
+            counts = np.stack(
+                [
+                    (bits[:, cb + k * nb : cb + (k + 1) * nb] << np.arange(nb)).sum(-1)
+                    for k in range(self.num_classes)
+                ],
+                axis=1,
+            )
             return cls.astype(np.int64), counts.astype(np.int64)
         w = self.words_per_class * 32
         groups = bits[:, : self.num_classes * w].reshape(len(r), self.num_classes, w)
@@ -103,8 +108,11 @@ def make_layout(c: Circuit, input_stage: str = "level1", head: str = "firmware")
         level1 = [first + i for i in range(c.num_gates) if lev[first + i] == 1]
         for i, (g, a, b) in enumerate(zip(ops, as_, bs, strict=True)):
             if lev[first + i] >= 2:
-                direct |= {x for x, dep in ((a, tt.DEPENDS_A[g]), (b, tt.DEPENDS_B[g]))
-                           if dep and 2 <= x < first}  # fmt: skip
+                direct |= {
+                    x
+                    for x, dep in ((a, tt.DEPENDS_A[g]), (b, tt.DEPENDS_B[g]))
+                    if dep and 2 <= x < first
+                }
         stage_nodes = level1 + sorted(direct)
     slots: list[int] = []
     stage: dict[int, tuple[str, int, int]] = {}
@@ -122,8 +130,9 @@ def make_layout(c: Circuit, input_stage: str = "level1", head: str = "firmware")
     nb, cw, g = count_bits(c.group_size), class_bits(c.num_classes), c.group_size
     wpc = max(1, -(-g // 32))
     n_res = -(-(cw + c.num_classes * nb) // 32) if head == "hw" else c.num_classes * wpc
-    return Layout(input_stage, head, num_words, slot_arr, stage, n_res, c.num_classes, nb, cw,
-                  g, wpc)  # fmt: skip
+    return Layout(
+        input_stage, head, num_words, slot_arr, stage, n_res, c.num_classes, nb, cw, g, wpc
+    )
 
 
 def _input_of(c: Circuit, node: int) -> int:
@@ -179,9 +188,9 @@ def peripheral_verilog(c: Circuit, lay: Layout, module: str = "wl_periph") -> st
         L.append(f"  wire [{cw - 1}:0] cls;")
         g_sz = c.group_size
         for k in range(c.num_classes):
-            total, _ = _adder_tree(L, [], k, outs[k * g_sz : (k + 1) * g_sz])
+            total, _ = adder_tree(L, [], k, outs[k * g_sz : (k + 1) * g_sz])
             L.append(f"  assign counts[{k * nb + nb - 1}:{k * nb}] = {total};")
-        _argmax(L, c, nb, cw)
+        argmax_chain(L, c, nb, cw)
         result_bits = ["cls", "counts"]
         width = cw + c.num_classes * nb
     else:

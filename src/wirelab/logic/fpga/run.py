@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from wirelab.errors import UsageError
-from wirelab.logic.circuit.c_build import build
+from wirelab.logic.circuit.backends.c import build
 from wirelab.logic.circuit.pnr import place_and_route, synth_ice40_json
 from wirelab.logic.circuit.rundir import circuits_of, load_run, test_set
 from wirelab.logic.circuit.tools import ToolError, require, run_tool, write_text
@@ -63,9 +63,12 @@ def soc_run(
     work = rd.path / "soc" / name
     write_text(work / "wl_periph.v", peripheral_verilog(simple, lay))
     result: dict[str, Any] = {
-        "input_stage": input_stage, "head": head, "input_words": lay.num_words,
-        "result_words": lay.num_results, "gates": simple.num_gates,
-    }  # fmt: skip
+        "input_stage": input_stage,
+        "head": head,
+        "input_words": lay.num_words,
+        "result_words": lay.num_results,
+        "gates": simple.num_gates,
+    }
     if hardware:
         log(f"{name}: yosys synth_ice40 -dsp + nextpnr-ice40 ({clock_mhz:g} MHz) -> {work}")
         write_text(work / "wl_icebreaker.v", top_verilog())
@@ -74,16 +77,16 @@ def soc_run(
         netlist = synth_ice40_json(sources, "wl_icebreaker", work, dsp=True)
         result["yosys_seconds"] = round(time.perf_counter() - t0, 1)
         try:
-            result["pnr"] = place_and_route(netlist, work, clock_mhz=clock_mhz,
-                                            pcf=root / "picosoc" / "icebreaker.pcf")  # fmt: skip
+            result["pnr"] = place_and_route(
+                netlist, work, clock_mhz=clock_mhz, pcf=root / "picosoc" / "icebreaker.pcf"
+            )
             result["fits"] = True
         except ToolError as exc:  # a design that does not fit: record nextpnr's reason
             result["fits"], result["pnr_error"] = False, str(exc)
             need = re.search(r"of (\d+) ICESTORM_LCs", str(exc))
             result["logic_cells_needed"] = int(need.group(1)) if need else None
     if simulate:
-        result["simulation"] = _simulate(rd.path, simple, lay, work, root, images, max_cycles,
-                                         log)  # fmt: skip
+        result["simulation"] = _simulate(rd.path, simple, lay, work, root, images, max_cycles, log)
     path = rd.path / "soc.json"
     allres = json.loads(path.read_text()) if path.is_file() else {}
     allres[name] = {**allres.get(name, {}), **result}  # a step not rerun keeps its figures
@@ -91,8 +94,16 @@ def soc_run(
     return result
 
 
-def _simulate(run: Path, simple: Any, lay: Any, work: Path, root: Path, images: int,
-              max_cycles: int, log: Callable[[str], None]) -> dict[str, Any]:  # fmt: skip
+def _simulate(
+    run: Path,
+    simple: Any,
+    lay: Any,
+    work: Path,
+    root: Path,
+    images: int,
+    max_cycles: int,
+    log: Callable[[str], None],
+) -> dict[str, Any]:
     rd, net = load_run(run)
     x, labels = test_set(rd, net)
     x, labels = x[:images], labels[:images]
@@ -102,12 +113,30 @@ def _simulate(run: Path, simple: Any, lay: Any, work: Path, root: Path, images: 
     c_pred, _ = lib.classify(x)
     iverilog, vvp = require("iverilog"), require("vvp")
     write_text(work / "wl_tb.v", testbench_verilog(max_cycles))
-    srcs = [work / "wl_tb.v", work / "wl_icebreaker.v", work / "wl_periph.v",
-            *soc_sources(root), root / "picosoc" / "spiflash.v", CELLS_SIM]  # fmt: skip
+    srcs = [
+        work / "wl_tb.v",
+        work / "wl_icebreaker.v",
+        work / "wl_periph.v",
+        *soc_sources(root),
+        root / "picosoc" / "spiflash.v",
+        CELLS_SIM,
+    ]
     if not (work / "wl_icebreaker.v").is_file():
         write_text(work / "wl_icebreaker.v", top_verilog())
-    run_tool([iverilog, "-g2005", "-s", "wl_tb", "-DNO_ICE40_DEFAULT_ASSIGNMENTS", "-o",
-              "wl_soc.vvp", *(str(s.resolve()) for s in srcs)], work, "iverilog")  # fmt: skip
+    run_tool(
+        [
+            iverilog,
+            "-g2005",
+            "-s",
+            "wl_tb",
+            "-DNO_ICE40_DEFAULT_ASSIGNMENTS",
+            "-o",
+            "wl_soc.vvp",
+            *(str(s.resolve()) for s in srcs),
+        ],
+        work,
+        "iverilog",
+    )
     log(f"Icarus Verilog: PicoSoC + firmware, {len(x)} test images")
     t0 = time.perf_counter()
     out = run_tool([vvp, "-N", "wl_soc.vvp", f"+firmware={fw['hex'].name}"], work, "vvp")

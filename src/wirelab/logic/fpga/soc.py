@@ -36,8 +36,10 @@ def picosoc_dir() -> Path:
     for root in roots:
         if (root / "picorv32.v").is_file() and (root / "picosoc" / "picosoc.v").is_file():
             return root
-    raise UsageError(f"PicoRV32 sources not found in {' or '.join(map(str, roots))} "
-                     "(wirelab data fetch picorv32)")  # fmt: skip
+    raise UsageError(
+        f"PicoRV32 sources not found in {' or '.join(map(str, roots))} "
+        "(wirelab data fetch picorv32)"
+    )
 
 
 def soc_sources(root: Path) -> list[Path]:

@@ -166,10 +166,20 @@ void PFX_binarize_u8(const uint8_t *px, long n, PFX_word *in) {
     memcpy(in, PFX_bin_buf, sizeof PFX_bin_buf);
 }"""
 
-_FLOAT = {"suffix": "", "type": "double", "arr": "x", "row": "xs",
-          "test": "xs[i / UPF_THERMOMETER] > PFX_thr[i]"}  # fmt: skip
-_PIXELS = {"suffix": "_u8", "type": "uint8_t", "arr": "px", "row": "ps",
-           "test": "(uint16_t)ps[i / UPF_THERMOMETER] >= PFX_pmin[i]"}  # fmt: skip
+_FLOAT = {
+    "suffix": "",
+    "type": "double",
+    "arr": "x",
+    "row": "xs",
+    "test": "xs[i / UPF_THERMOMETER] > PFX_thr[i]",
+}
+_PIXELS = {
+    "suffix": "_u8",
+    "type": "uint8_t",
+    "arr": "px",
+    "row": "ps",
+    "test": "(uint16_t)ps[i / UPF_THERMOMETER] >= PFX_pmin[i]",
+}
 
 DRIVERS = (
     r"""

@@ -1,4 +1,5 @@
-"""Build the generated C with the system compiler and call it from Python through ctypes.
+"""The ``c`` back end's build: the generated C compiled by the system compiler, called from
+Python through ctypes.
 
 `build` generates, compiles and loads; `write_build_info` records a build in ``build.json``
 (written after the library) and `load_compiled` loads it again from there.
@@ -20,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from wirelab.errors import UsageError
-from wirelab.logic.circuit.c_backend import CSources, generate_c
+from wirelab.logic.circuit.backends._c_source import CSources, generate_c
 from wirelab.logic.circuit.groupsum import decode_counts
 from wirelab.logic.circuit.ir import Circuit
 from wirelab.logic.circuit.pack import num_words, pack_bits, unpack_bits, word_dtype
@@ -105,8 +106,16 @@ def compile_shared(
 class CLibrary:
     """A compiled circuit loaded with ctypes."""
 
-    def __init__(self, library: Path, src: CSources, *, num_inputs: int, num_outputs: int,
-                 num_classes: int, num_features: int) -> None:  # fmt: skip
+    def __init__(
+        self,
+        library: Path,
+        src: CSources,
+        *,
+        num_inputs: int,
+        num_outputs: int,
+        num_classes: int,
+        num_features: int,
+    ) -> None:
         self.src = src
         self.num_inputs, self.num_outputs = num_inputs, num_outputs
         self.num_classes, self.num_features = num_classes, num_features
@@ -163,8 +172,9 @@ class CLibrary:
         """``(B, F)`` features -> ``(B,)`` predicted class and ``(B, C)`` counts (in C)."""
         return self._run_classifier(self._classify, x, np.float64, "input features")
 
-    def _run_classifier(self, fn: Any, x: np.ndarray, dtype: type, what: str
-                        ) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    def _run_classifier(
+        self, fn: Any, x: np.ndarray, dtype: type, what: str
+    ) -> tuple[np.ndarray, np.ndarray]:
         data = np.ascontiguousarray(np.asarray(x, dtype=dtype).reshape(len(x), -1))
         if data.shape[1] != self.num_features:
             raise UsageError(f"expected {self.num_features} {what}, got {data.shape[1]}")
@@ -192,9 +202,15 @@ def build(
     """Generate, compile and load ``circuit`` (the C files split into ``jobs`` parts)."""
     jobs = max(1, jobs or os.cpu_count() or 1)
     src = generate_c(
-        circuit, prefix=prefix, word_bits=word_bits, lanes=lanes, block=block, parts=jobs,
-        heads=heads, pixel_scale=pixel_scale,
-    )  # fmt: skip
+        circuit,
+        prefix=prefix,
+        word_bits=word_bits,
+        lanes=lanes,
+        block=block,
+        parts=jobs,
+        heads=heads,
+        pixel_scale=pixel_scale,
+    )
     built = compile_shared(src, Path(out_dir), opt=opt, extra_flags=extra_flags, jobs=jobs)
     return load_library(built.library, src, circuit), built
 
@@ -202,20 +218,34 @@ def build(
 def load_library(library: Path, src: CSources, circuit: Circuit) -> CLibrary:
     """Load ``library``, built from ``src`` (the C of ``circuit``)."""
     feats = circuit.thresholds.shape[0] if circuit.thresholds.size else circuit.num_inputs
-    return CLibrary(library, src, num_inputs=circuit.num_inputs,
-                    num_outputs=circuit.num_outputs, num_classes=circuit.num_classes,
-                    num_features=feats)  # fmt: skip
+    return CLibrary(
+        library,
+        src,
+        num_inputs=circuit.num_inputs,
+        num_outputs=circuit.num_outputs,
+        num_classes=circuit.num_classes,
+        num_features=feats,
+    )
 
 
 BUILD_INFO = "build.json"
 
 
-def write_build_info(out_dir: Path, built: CompiledC, *, word_bits: int, lanes: int,
-                     opt: str) -> Path:  # fmt: skip
+def write_build_info(
+    out_dir: Path, built: CompiledC, *, word_bits: int, lanes: int, opt: str
+) -> Path:
     """``build.json``, written after the library: what `load_compiled` needs to reload it."""
-    return write_json(out_dir / BUILD_INFO, {"word_bits": word_bits, "lanes": lanes, "opt": opt,
-                      "flags": list(built.flags), "seconds": built.seconds,
-                      "library": built.library.name})  # fmt: skip
+    return write_json(
+        out_dir / BUILD_INFO,
+        {
+            "word_bits": word_bits,
+            "lanes": lanes,
+            "opt": opt,
+            "flags": list(built.flags),
+            "seconds": built.seconds,
+            "library": built.library.name,
+        },
+    )
 
 
 def load_compiled(out_dir: Path, circuit: Circuit) -> CLibrary:

@@ -1,4 +1,5 @@
-"""The reference back end: numpy, bit-parallel on packed words (64 samples per uint64).
+"""The ``python`` back end: numpy, bit-parallel on packed words (64 samples per uint64). It
+writes nothing: ``BACKEND`` has an evaluator only.
 
 Two evaluators that must agree (a test checks it):
 
@@ -17,9 +18,12 @@ then gates (the node numbering of `wirelab.logic.circuit.ir`).
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 
 from wirelab.errors import UsageError
+from wirelab.logic.circuit.backends.base import Backend, Evaluator
 from wirelab.logic.circuit.ir import Circuit
 from wirelab.logic.circuit.pack import pack_bits, unpack_bits
 from wirelab.logic.gates import TRUTH, gate_bits
@@ -88,3 +92,18 @@ class PyEvaluator:
 
     def predict(self, x: np.ndarray) -> np.ndarray:
         return np.argmax(self.counts(x), axis=1)
+
+
+def evaluator(circuit: Circuit, out_dir: Path) -> Evaluator:
+    """``(B, I)`` input bits -> ``(B, O)`` output bits and ``(B, C)`` counts (nothing read from
+    ``out_dir``)."""
+    ev = PyEvaluator(circuit)
+
+    def evaluate(bits: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        out = ev.forward_bits(bits)
+        return out, circuit.counts_from_bits(out)
+
+    return evaluate
+
+
+BACKEND = Backend(evaluator=evaluator)

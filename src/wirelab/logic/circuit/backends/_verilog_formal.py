@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from wirelab.logic.circuit.backends._verilog_source import VerilogModule
 from wirelab.logic.circuit.tools import ToolError, require, run_tool, write_text
-from wirelab.logic.circuit.verilog_backend import VerilogModule
 
 
 @dataclass
