@@ -1,8 +1,9 @@
 """Taxis test trials one fly per process (flygym): the trial stops when the fly reaches the source.
 
 `trial` is a top-level function of plain, picklable arguments (`TrialSpec`): a process pool of at
-most two workers runs the trials of a condition; each worker loads the connectome once (cached)
-and builds the model's weights (the connectome, ``mirror`` or ``null-i``) by name. A trial ends at
+most two workers runs the trials of a condition; each worker loads the connectome once (cached,
+`wirelab.fly.controller.cached_connectome`) and builds the model's weights (the connectome,
+``mirror`` or ``null-i``) by name (`wirelab.fly.controller.model_weights`). A trial ends at
 ``time_limit`` or as soon as the fly is within ``radius`` of the source (checked after every
 controller update), so successful trials cost only the time they need. With a ``store`` folder
 every finished trial is saved as it ends and trials saved there with the same fingerprint are
@@ -28,12 +29,11 @@ from typing import Any
 import numpy as np
 
 from wirelab.fly.bodies import body_class
-from wirelab.fly.controller import ControllerConfig
+from wirelab.fly.controller import ControllerConfig, cached_connectome, model_weights
 from wirelab.fly.loop import Trace
 from wirelab.fly.mapping import LinearMapping
 from wirelab.fly.store import fingerprint, load_item, save_item
 from wirelab.fly.taxis.task import TaxisConfig, deploy, source, starts
-from wirelab.fly.turns.runs import _connectome, _weights
 
 MAX_WORKERS = 2
 TRIALS = "trials"  # the study's folder of finished one-fly trials
@@ -109,8 +109,8 @@ def trial(spec: TrialSpec) -> tuple[Trace, dict[str, Any]]:
         seed=cfg.seed + i,
         **kwargs,
     )
-    con = _connectome(spec.connectome) if spec.policy != "input-only" else None
-    weights = None if spec.model == "connectome" else _weights(spec.connectome, spec.model)
+    con = cached_connectome(spec.connectome) if spec.policy != "input-only" else None
+    weights = None if spec.model == "connectome" else model_weights(spec.connectome, spec.model)
     src = np.asarray(source(cfg).xy)
 
     def reached(obs: Any) -> bool:

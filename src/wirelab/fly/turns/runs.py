@@ -19,18 +19,19 @@ from __future__ import annotations
 
 import time
 from dataclasses import asdict, dataclass
-from functools import cache
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
 
-from wirelab.data.connectome import Connectome
-from wirelab.data.connectomes import load_connectome
 from wirelab.errors import UsageError
 from wirelab.fly.bodies import body_class
-from wirelab.fly.controller import ConnectomeController, ControllerConfig
+from wirelab.fly.controller import (
+    ConnectomeController,
+    ControllerConfig,
+    cached_connectome,
+    model_weights,
+)
 from wirelab.fly.loop import run_loop
 from wirelab.fly.mapping import FixedMapping
 from wirelab.fly.store import fingerprint, load_item, save_item
@@ -55,23 +56,6 @@ def model_names(models: tuple[str, ...], nulls: int) -> list[str]:
         else:
             raise UsageError(f"unknown model {m!r}; known: {MODEL_HELP}")
     return out
-
-
-@cache
-def _connectome(name: str) -> Connectome:
-    return load_connectome(name)
-
-
-@cache
-def _weights(connectome: str, model: str) -> sp.spmatrix | None:
-    from wirelab.reservoir.nulls import degree_preserving, mirrored
-
-    con = _connectome(connectome)
-    if model == "mirror":
-        return mirrored(con)
-    if model.startswith("null-"):
-        return degree_preserving(con, int(model.split("-")[1]))
-    return None
 
 
 @dataclass(frozen=True)
@@ -126,14 +110,14 @@ def run_one(spec: RunSpec) -> dict[str, Any]:
     import dataclasses
 
     t_start = time.perf_counter()
-    con = _connectome(spec.connectome)
+    con = cached_connectome(spec.connectome)
     normalize = "spectral" if spec.model == "spectral" else "row"
     ctrl_cfg = dataclasses.replace(spec.controller, normalize=normalize)
     ctrl = ConnectomeController(
         con,
         ctrl_cfg,
         batch=spec.mapping.networks_per_fly,
-        weights=_weights(spec.connectome, spec.model),
+        weights=model_weights(spec.connectome, spec.model),
     )
     cls = body_class(spec.body)
     kwargs: dict[str, Any] = {"seed": spec.seed}
