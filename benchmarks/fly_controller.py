@@ -27,9 +27,9 @@ def main() -> None:
     args = parser.parse_args()
 
     from wirelab.data import load_larva
+    from wirelab.fly.bodies.flygym1 import FlygymBody
+    from wirelab.fly.bodies.kinematic import KinematicBody
     from wirelab.fly.controller import ConnectomeController, ControllerConfig
-    from wirelab.fly.flygym_body import FlygymBody
-    from wirelab.fly.kinematic import KinematicBody
     from wirelab.fly.mapping import FixedMapping
 
     con = load_larva()

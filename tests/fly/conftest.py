@@ -7,7 +7,7 @@ import pytest
 
 @pytest.fixture(scope="session")
 def flygym_ok() -> None:
-    from wirelab.fly.flygym_body import flygym_available
+    from wirelab.fly.bodies.flygym1 import flygym_available
 
     reason = flygym_available()
     if reason:

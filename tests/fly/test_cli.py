@@ -13,7 +13,7 @@ import pytest
 from tests.clirun import one_line_error, wirelab
 from tests.conftest import requires_larva
 from wirelab.fly.bodies import BODIES
-from wirelab.fly.kinematic import KinematicBody
+from wirelab.fly.bodies.kinematic import KinematicBody
 
 
 def fly(*args: str | Path) -> subprocess.CompletedProcess[str]:

@@ -11,7 +11,7 @@ pytestmark = pytest.mark.fly
 
 
 def test_flygym_fly_walks_and_turns_the_way_the_signal_implies(flygym_ok: None) -> None:
-    from wirelab.fly.flygym_body import FlygymBody
+    from wirelab.fly.bodies.flygym1 import FlygymBody
 
     result = {}
     for name, signal in {"right": [1.2, 0.2], "left": [0.2, 1.2]}.items():
@@ -31,7 +31,7 @@ def test_flygym_fly_walks_and_turns_the_way_the_signal_implies(flygym_ok: None) 
 
 
 def test_viewer_without_display_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
-    from wirelab.fly.flygym_body import FlygymBody
+    from wirelab.fly.bodies.flygym1 import FlygymBody
 
     monkeypatch.delenv("DISPLAY", raising=False)
     monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
@@ -43,17 +43,22 @@ def test_viewer_without_display_is_a_clear_error(monkeypatch: pytest.MonkeyPatch
 def test_the_cached_observation_gives_the_same_fly_bit_for_bit(
     flygym_ok: None, frames: bool
 ) -> None:
-    """`wirelab.fly.flygym_obs` against flygym's own observation: the same positions, headings
-    and odor readings over 300 steps of changing drives (with rendering in between too), and
-    one observation computed per step instead of two."""
-    from wirelab.fly.flygym_body import FlygymBody
+    """`wirelab.fly.bodies.flygym1_obs` against flygym's own observation: the same positions,
+    headings and odor readings over 300 steps of changing drives (with rendering in between too),
+    and one observation computed per step instead of two."""
+    from wirelab.fly.bodies.flygym1 import FlygymBody
     from wirelab.fly.odor import OdorSource
 
     def walk(cached: bool) -> tuple[np.ndarray, int | None]:
         body = FlygymBody(
-            start_xy=(10.0, 0.0), odor=OdorSource(xy=(0.0, 0.0)), seed=3,
-            cached_observation=cached, keep_frames=frames, frame_every=50, frame_size=(64, 48),
-        )  # fmt: skip
+            start_xy=(10.0, 0.0),
+            odor=OdorSource(xy=(0.0, 0.0)),
+            seed=3,
+            cached_observation=cached,
+            keep_frames=frames,
+            frame_every=50,
+            frame_size=(64, 48),
+        )
         rng = np.random.default_rng(0)
         rows = []
         for i in range(300):

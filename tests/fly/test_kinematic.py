@@ -9,8 +9,8 @@ from hypothesis import strategies as st
 
 from wirelab.errors import UsageError
 from wirelab.fly.bodies import make_body
-from wirelab.fly.body import DRIVE_RANGE, Observation
-from wirelab.fly.kinematic import KinematicBody
+from wirelab.fly.bodies.base import DRIVE_RANGE, Observation
+from wirelab.fly.bodies.kinematic import KinematicBody
 from wirelab.fly.odor import OdorSource, antenna_positions
 
 CAL = {"v_gain": 10.0, "w_gain": 2.0, "tau": 0.05, "antenna_forward": 1.0, "antenna_lateral": 0.2}
@@ -107,7 +107,7 @@ def test_bad_input_is_a_usage_error() -> None:
 
 
 def test_stored_calibration_turns_the_same_way_as_flygym() -> None:
-    from wirelab.fly.calibration import load_calibration
+    from wirelab.fly.bodies.calibration import load_calibration
 
     cal = load_calibration()
     assert cal["kinematic"]["v_gain"] > 0 and cal["kinematic"]["w_gain"] > 0
@@ -120,7 +120,7 @@ def test_stored_calibration_turns_the_same_way_as_flygym() -> None:
 
 def test_kinematic_body_reproduces_the_stored_flygym_runs() -> None:
     """Same signal, same window: the calibrated body turns like flygym, within 25% (or 10 deg)."""
-    from wirelab.fly.calibration import load_calibration
+    from wirelab.fly.bodies.calibration import load_calibration
 
     meas = load_calibration()["measurement"]
     window = meas["duration_s"] - meas["settle_s"]

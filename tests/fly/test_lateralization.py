@@ -7,8 +7,8 @@ import pytest
 
 from tests.conftest import requires_larva
 from wirelab.data.connectome import Connectome
-from wirelab.fly import lateralization as lat
 from wirelab.fly.controller import ConnectomeController, ControllerConfig
+from wirelab.fly.stimulation import lateralization as lat
 
 
 @requires_larva

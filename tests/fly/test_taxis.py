@@ -11,8 +11,8 @@ from tests.conftest import requires_larva
 from wirelab.data.connectome import Connectome
 from wirelab.errors import UsageError
 from wirelab.fly.controller import ControllerConfig
-from wirelab.fly.taxis import TaxisConfig, deploy, encode, evaluate, starts, teacher, wilson
-from wirelab.fly.taxis_study import run_study
+from wirelab.fly.taxis.study import run_study
+from wirelab.fly.taxis.task import TaxisConfig, deploy, encode, evaluate, starts, teacher, wilson
 
 
 def test_teacher_turns_toward_the_stronger_side() -> None:
@@ -93,9 +93,9 @@ def test_saved_taxis_trials_are_reused_and_a_changed_readout_reruns(
 ) -> None:
     """One-fly trials saved as they end are read back bit for bit instead of rerun; a trial
     whose fingerprint (here: the mapping) differs is run again, a corrupt file too."""
-    from wirelab.fly import taxis_trials
     from wirelab.fly.mapping import LinearMapping
-    from wirelab.fly.taxis_trials import TrialSpec, run_trials
+    from wirelab.fly.taxis import trials as taxis_trials
+    from wirelab.fly.taxis.trials import TrialSpec, run_trials
 
     cfg = TaxisConfig(trials=3, train_trials=2, time_limit=0.6, start_distance=(4.0, 6.0))
     ctrl = ControllerConfig(modality="olfactory", update_steps=100)

@@ -17,12 +17,14 @@ held for the next ``K`` body steps.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
+from functools import cache
 from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 
 from wirelab.data.connectome import Connectome
+from wirelab.data.connectomes import load_connectome
 from wirelab.errors import UsageError
 from wirelab.fly.populations import Populations
 from wirelab.reservoir import Reservoir, Units, reservoir_weights
@@ -55,6 +57,27 @@ class ControllerConfig:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+@cache
+def cached_connectome(name: str) -> Connectome:
+    """The connectome ``name``, loaded once per process (each worker of a process pool)."""
+    return load_connectome(name)
+
+
+@cache
+def model_weights(connectome: str, model: str) -> sp.spmatrix | None:
+    """The recurrent ``(N, N)`` weights of the reservoir model named ``model``, built once per
+    process: ``mirror`` (the left-right mirrored connectome), ``null-i`` (a degree-preserving
+    rewiring, seed ``i``); None for any other name (the connectome's own weights)."""
+    from wirelab.reservoir.nulls import degree_preserving, mirrored
+
+    con = cached_connectome(connectome)
+    if model == "mirror":
+        return mirrored(con)
+    if model.startswith("null-"):
+        return degree_preserving(con, int(model.split("-")[1]))
+    return None
 
 
 class ConnectomeController:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from wirelab.errors import DivergenceError, UsageError
-from wirelab.fly.body import Body, Observation
+from wirelab.fly.bodies.base import Body, Observation
 from wirelab.fly.controller import ConnectomeController
 
 Sense = Callable[[Observation], np.ndarray]

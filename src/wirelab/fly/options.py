@@ -19,6 +19,8 @@ MODALITY_HELP = (
     "gustatory-pharyngeal, gut, respiratory, thermo-cold, thermo-warm, visual."
 )
 UPDATE_STEPS_HELP = "K: reservoir update every K flygym physics steps (1e-4 s each)."
+NORMALIZE = click.Choice(["row", "spectral"])
+POSITIVE_SECONDS = finite_float(0.0, min_open=True)
 
 
 def readout_option(f: F) -> F:

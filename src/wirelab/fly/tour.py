@@ -2,8 +2,9 @@
 
 Uses NeuroMechFly (flygym) with the side-by-side video when flygym imports, else the kinematic
 body, and says which in its summary. Each part is one experiment ``run`` (rerun: ``overwrite``):
-`wirelab.fly.stimulate.run` per side (evoked mapping) and `wirelab.fly.turns.run` (its table and
-``video.mp4`` / ``video_strip.png`` are what the report shows).
+`wirelab.fly.stimulation.stimulate.run` per side (evoked mapping) and
+`wirelab.fly.turns.study.run` (its table and ``video.mp4`` / ``video_strip.png`` are what the
+report shows).
 """
 
 from __future__ import annotations
@@ -13,12 +14,12 @@ from typing import Any
 
 from wirelab.data.connectomes import load_connectome
 from wirelab.fly.bodies import body_class
+from wirelab.fly.bodies.flygym1 import flygym_available
 from wirelab.fly.controller import ControllerConfig
-from wirelab.fly.flygym_body import flygym_available
-from wirelab.fly.stimulate import StimulateConfig
-from wirelab.fly.stimulate import run as stimulate
-from wirelab.fly.turns import TurnsConfig
-from wirelab.fly.turns import run as turns
+from wirelab.fly.stimulation.stimulate import StimulateConfig
+from wirelab.fly.stimulation.stimulate import run as stimulate
+from wirelab.fly.turns.study import TurnsConfig
+from wirelab.fly.turns.study import run as turns
 
 TURNS_TIMING = {True: (0.2, 0.3), False: (2.0, 2.0)}  # quick: (settle, stimulated) seconds
 TURNS_SEEDS = {True: 2, False: 3}  # 3: the paired t interval's factor drops from 12.7 to 4.3

@@ -20,6 +20,7 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from wirelab import config_diff
 from wirelab.errors import UsageError
 from wirelab.logic.datasets import dataset_shape, parse_classes
 from wirelab.logic.inputs import ADDED_DEFAULTS
@@ -161,20 +162,9 @@ def load_recipe(path: str | Path) -> dict[str, Any]:
 
 def changed_options(cfg: TrainConfig, saved: dict[str, Any]) -> list[str]:
     """``name: saved -> given`` for each option (model options as ``model.name``) that differs
-    between a resolved configuration and a checkpoint's, except `RESUMABLE_CHANGES`."""
-    now = asdict(cfg)
-    out = []
-    for key in sorted(set(now) | set(saved)):
-        if key in RESUMABLE_CHANGES:
-            continue
-        a, b = saved.get(key), now.get(key)
-        if key == "model" and isinstance(a, dict) and isinstance(b, dict):
-            a = {**ADDED_DEFAULTS, **a}  # a checkpoint older than these options used them
-            out += [
-                f"model.{k}: {a.get(k)!r} -> {b.get(k)!r}"
-                for k in sorted(set(a) | set(b))
-                if a.get(k) != b.get(k)
-            ]
-        elif a != b:
-            out.append(f"{key}: {a!r} -> {b!r}")
-    return out
+    between a resolved configuration and a checkpoint's, except `RESUMABLE_CHANGES`
+    (`wirelab.config_diff.changed_options`). A checkpoint older than the `ADDED_DEFAULTS` model
+    options used their defaults, so those fill its model spec first."""
+    if isinstance(saved.get("model"), dict):
+        saved = {**saved, "model": {**ADDED_DEFAULTS, **saved["model"]}}
+    return config_diff.changed_options(saved, asdict(cfg), ignore=RESUMABLE_CHANGES)

@@ -1,12 +1,19 @@
 """Taxis test trials one fly per process (flygym): the trial stops when the fly reaches the source.
 
 `trial` is a top-level function of plain, picklable arguments (`TrialSpec`): a process pool of at
-most two workers runs the trials of a condition; each worker loads the connectome once (cached)
-and builds the model's weights (the connectome, ``mirror`` or ``null-i``) by name. A trial ends at
+most two workers runs the trials of a condition; each worker loads the connectome once (cached,
+`wirelab.fly.controller.cached_connectome`) and builds the model's weights (the connectome,
+``mirror`` or ``null-i``) by name (`wirelab.fly.controller.model_weights`). A trial ends at
 ``time_limit`` or as soon as the fly is within ``radius`` of the source (checked after every
 controller update), so successful trials cost only the time they need. With a ``store`` folder
 every finished trial is saved as it ends and trials saved there with the same fingerprint are
-read back instead of run (`wirelab.fly.taxis_store`): a killed study resumes.
+read back instead of run (`wirelab.fly.store`): a killed study resumes.
+
+A saved trial is named ``<condition>_<index>``; its fingerprint (`TrialSpec.key`) covers
+everything that decides it (policy, model, trained mapping, task and controller settings, body
+and timestep). `save_trial` stores the trace's arrays (one fly: ``time`` ``(S,)``, ``position``
+``(S, 1, 2)``, ``heading`` ``(S, 1)``, ``inputs``/``signal``/``dn`` ``(S, 1, 2)``, the optional
+``features``/``odor`` and ``final_position`` ``(1, 2)``) and the result dict as its record.
 """
 
 from __future__ import annotations
@@ -22,19 +29,21 @@ from typing import Any
 import numpy as np
 
 from wirelab.fly.bodies import body_class
-from wirelab.fly.controller import ControllerConfig
+from wirelab.fly.controller import ControllerConfig, cached_connectome, model_weights
 from wirelab.fly.loop import Trace
 from wirelab.fly.mapping import LinearMapping
-from wirelab.fly.taxis import TaxisConfig, deploy, source, starts
-from wirelab.fly.taxis_store import fingerprint, load_trial, save_trial
-from wirelab.fly.turns_runs import _connectome, _weights
+from wirelab.fly.store import fingerprint, load_item, save_item
+from wirelab.fly.taxis.task import TaxisConfig, deploy, source, starts
 
 MAX_WORKERS = 2
+TRIALS = "trials"  # the study's folder of finished one-fly trials
+TRACE_ARRAYS = ("time", "position", "heading", "inputs", "signal", "dn")
+OPTIONAL_ARRAYS = ("features", "odor")
 
 
 @dataclass(frozen=True)
 class TrialSpec:
-    """One test trial: the ``policy`` (`wirelab.fly.taxis.deploy`), the reservoir ``model``
+    """One test trial: the ``policy`` (`wirelab.fly.taxis.task.deploy`), the reservoir ``model``
     (``connectome``, ``mirror``, ``null-i``; ignored by the baselines) and its trained mapping."""
 
     index: int
@@ -49,12 +58,38 @@ class TrialSpec:
     connectome: str = "larva"
 
     def key(self) -> str:
-        """What decides the trial's result (not the video), as a `taxis_store.fingerprint`."""
+        """What decides the trial's result (not the video), as a `wirelab.fly.store.fingerprint`."""
         m = self.mapping
         arrays = [np.asarray(m.weight), np.asarray(m.bias)] if m is not None else []
         settings = [self.index, self.policy, self.model, self.cfg.to_dict()]
         settings += [self.ctrl_cfg.to_dict(), self.body, self.timestep, self.connectome]
         return fingerprint(settings, *arrays)
+
+
+def save_trial(
+    folder: Path, condition: str, index: int, trace: Trace, result: dict[str, Any], key: str
+) -> Path:
+    """Keep one finished trial in ``folder`` as ``<condition>_<index>`` (module docstring)."""
+    arrays = {k: np.asarray(getattr(trace, k)) for k in TRACE_ARRAYS}
+    arrays.update({k: getattr(trace, k) for k in OPTIONAL_ARRAYS if getattr(trace, k) is not None})
+    arrays["final_position"] = np.asarray(trace.extra["final_position"])
+    return save_item(folder, f"{condition}_{index}", key, result, arrays)
+
+
+def load_trial(
+    folder: Path, condition: str, index: int, key: str
+) -> tuple[Trace, dict[str, Any]] | None:
+    """The saved trial with fingerprint ``key`` as `trial` returned it, or None (run it again)."""
+    item = load_item(folder, f"{condition}_{index}", key)
+    if item is None or not {*TRACE_ARRAYS, "final_position"} <= set(item[1]):
+        return None
+    result, z = item
+    trace = Trace(
+        **{k: z[k] for k in TRACE_ARRAYS},
+        **{k: z[k] for k in OPTIONAL_ARRAYS if k in z},
+        extra={"final_position": z["final_position"]},
+    )
+    return trace, result
 
 
 def trial(spec: TrialSpec) -> tuple[Trace, dict[str, Any]]:
@@ -74,8 +109,8 @@ def trial(spec: TrialSpec) -> tuple[Trace, dict[str, Any]]:
         seed=cfg.seed + i,
         **kwargs,
     )
-    con = _connectome(spec.connectome) if spec.policy != "input-only" else None
-    weights = None if spec.model == "connectome" else _weights(spec.connectome, spec.model)
+    con = cached_connectome(spec.connectome) if spec.policy != "input-only" else None
+    weights = None if spec.model == "connectome" else model_weights(spec.connectome, spec.model)
     src = np.asarray(source(cfg).xy)
 
     def reached(obs: Any) -> bool:

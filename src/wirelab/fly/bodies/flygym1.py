@@ -25,8 +25,8 @@ from typing import Any, ClassVar
 import numpy as np
 
 from wirelab.errors import DivergenceError, UsageError
-from wirelab.fly.body import Observation, check_signal, has_display
-from wirelab.fly.flygym_obs import cached_fly_class
+from wirelab.fly.bodies.base import Observation, check_signal, has_display
+from wirelab.fly.bodies.flygym1_obs import cached_fly_class
 from wirelab.fly.odor import OdorSource
 
 LEGS = ("LF", "LM", "LH", "RF", "RM", "RH")
@@ -74,7 +74,8 @@ class FlygymBody:
         frame_size: ``(width, height)`` of a rendered frame in pixels.
         keep_frames: render frames (as for a video) and keep them in ``frames``.
         cached_observation: reuse the fly's observation while the physics state is unchanged
-            (`wirelab.fly.flygym_obs`; bit-identical, 16% faster measured); False: flygym's own.
+            (`wirelab.fly.bodies.flygym1_obs`; bit-identical, 16% faster measured); False:
+            flygym's own.
     """
 
     name = "flygym"

@@ -1,4 +1,4 @@
-"""One stimulated walk per process: the unit of the turn study (`wirelab.fly.turns`).
+"""One stimulated walk per process: the unit of the turn study (`wirelab.fly.turns.study`).
 
 A run walks one fly (seed ``seed``) with the resting drive for ``settle`` s (flygym's start-up
 transient), then switches on the one-sided stimulus of ``condition`` (``left`` ``u = [1, 0]``,
@@ -7,26 +7,37 @@ the `FixedMapping` turn the DN-VNC response into the drive. The turn is the head
 stimulus onset to the end (degrees, CCW positive). `run_one` is a top-level function of plain
 arguments so that a process pool can call it; it returns arrays and timings (and the rendered
 frames when asked), never a body or a network.
+
+A finished run is kept in the study's ``runs/`` folder (`wirelab.fly.store`), named
+``<model>_<condition>_<seed>`` with the fingerprint of its `RunSpec`: `save_run` stores its
+arrays (``time`` ``(S,)``, ``heading`` ``(S,)``, ``position`` ``(S, 2)``, ``frames``
+``(F, H, W, 3)`` uint8 when filmed) as arrays and every other field as JSON; `load_run` reads it
+back as `run_one` returned it.
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
-from functools import cache
+from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
 
-from wirelab.data.connectome import Connectome
-from wirelab.data.connectomes import load_connectome
 from wirelab.errors import UsageError
 from wirelab.fly.bodies import body_class
-from wirelab.fly.controller import ConnectomeController, ControllerConfig
+from wirelab.fly.controller import (
+    ConnectomeController,
+    ControllerConfig,
+    cached_connectome,
+    model_weights,
+)
 from wirelab.fly.loop import run_loop
 from wirelab.fly.mapping import FixedMapping
+from wirelab.fly.store import fingerprint, load_item, save_item
 
+RUNS = "runs"  # the study's folder of finished runs
+ARRAYS = ("time", "heading", "position")
 CONDITIONS = {"left": (1.0, 0.0), "right": (0.0, 1.0), "control": (0.0, 0.0)}
 MODEL_HELP = (
     "row (the connectome, row-normalised), spectral (spectral radius 1), mirror (left-right "
@@ -47,23 +58,6 @@ def model_names(models: tuple[str, ...], nulls: int) -> list[str]:
     return out
 
 
-@cache
-def _connectome(name: str) -> Connectome:
-    return load_connectome(name)
-
-
-@cache
-def _weights(connectome: str, model: str) -> sp.spmatrix | None:
-    from wirelab.reservoir.nulls import degree_preserving, mirrored
-
-    con = _connectome(connectome)
-    if model == "mirror":
-        return mirrored(con)
-    if model.startswith("null-"):
-        return degree_preserving(con, int(model.split("-")[1]))
-    return None
-
-
 @dataclass(frozen=True)
 class RunSpec:
     """What one process simulates (all plain, picklable values)."""
@@ -82,20 +76,48 @@ class RunSpec:
     frame_size: tuple[int, int] = (240, 240)
     connectome: str = "larva"
 
+    def name(self) -> str:
+        """The run's file name in the store: ``<model>_<condition>_<seed>``."""
+        return f"{self.model}_{self.condition}_{self.seed}"
+
+    def key(self) -> str:
+        """What decides the run's result (every field), as a `wirelab.fly.store.fingerprint`."""
+        return fingerprint(asdict(self))
+
+
+def save_run(folder: Path, spec: RunSpec, run: dict[str, Any]) -> Path:
+    """Keep the finished ``run`` of ``spec`` in ``folder`` (module docstring)."""
+    record = {k: v for k, v in run.items() if k not in (*ARRAYS, "frames")}
+    arrays = {k: np.asarray(run[k]) for k in ARRAYS}
+    if run.get("frames") is not None:
+        arrays["frames"] = np.asarray(run["frames"], dtype=np.uint8)
+    return save_item(folder, spec.name(), spec.key(), record, arrays)
+
+
+def load_run(folder: Path, spec: RunSpec) -> dict[str, Any] | None:
+    """The saved run of ``spec`` as `run_one` returned it, or None (run it again)."""
+    item = load_item(folder, spec.name(), spec.key())
+    if item is None or not set(ARRAYS) <= set(item[1]):
+        return None
+    run, arrays = item
+    run.update({k: arrays[k] for k in ARRAYS})
+    run["frames"] = list(arrays["frames"]) if "frames" in arrays else None
+    return run
+
 
 def run_one(spec: RunSpec) -> dict[str, Any]:
     """Simulate ``spec``; return the traces ``(S, ...)`` per controller update and the turn."""
     import dataclasses
 
     t_start = time.perf_counter()
-    con = _connectome(spec.connectome)
+    con = cached_connectome(spec.connectome)
     normalize = "spectral" if spec.model == "spectral" else "row"
     ctrl_cfg = dataclasses.replace(spec.controller, normalize=normalize)
     ctrl = ConnectomeController(
         con,
         ctrl_cfg,
         batch=spec.mapping.networks_per_fly,
-        weights=_weights(spec.connectome, spec.model),
+        weights=model_weights(spec.connectome, spec.model),
     )
     cls = body_class(spec.body)
     kwargs: dict[str, Any] = {"seed": spec.seed}

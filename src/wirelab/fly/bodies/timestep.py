@@ -1,8 +1,9 @@
 """Is a larger flygym physics step good enough? Compare it with 1e-4 s on calibration drives.
 
 For each constant drive ``[L, R]`` the fly walks ``duration`` s with the reference step and with
-the candidate step (same seed), and `wirelab.fly.calibration.measure_run` measures the forward
-speed ``v`` and yaw rate ``omega`` after ``settle`` s. The candidate passes when, for every drive,
+the candidate step (same seed), and `wirelab.fly.bodies.calibration.measure_run` measures the
+forward speed ``v`` and yaw rate ``omega`` after ``settle`` s. The candidate passes when, for
+every drive,
 
     |v - v_ref| <= tol * |v_ref|     and     |omega - omega_ref| <= tol * max(|omega_ref|, w_min)
 
@@ -21,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from wirelab.errors import UsageError
-from wirelab.fly.calibration import measure_run
+from wirelab.fly.bodies.calibration import measure_run
 from wirelab.results import experiment
 
 VALIDATION_GRID: tuple[tuple[float, float], ...] = ((1.0, 1.0), (1.2, 0.4), (0.4, 1.2))

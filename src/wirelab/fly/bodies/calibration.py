@@ -8,10 +8,10 @@ walk flygym's ``HybridTurningController`` on flat ground for ``duration`` second
 - forward speed ``v`` = path length of the thorax sampled once per stride (1/12 s, the CPG
   frequency) over the same window / time, so that the within-stride sway does not count.
 
-Then fit the kinematic model (see `wirelab.fly.kinematic`) by least squares through the origin:
-``v = v_gain * (L + R) / 2`` and ``omega = w_gain * (R - L)``, and report R^2 of each fit. The
-antenna offsets (forward, lateral, in the fly frame) are read from flygym's olfaction sensors.
-``tau = 1 / 20`` s is the CPG amplitude convergence of ``HybridTurningController``
+Then fit the kinematic model (see `wirelab.fly.bodies.kinematic`) by least squares through the
+origin: ``v = v_gain * (L + R) / 2`` and ``omega = w_gain * (R - L)``, and report R^2 of each
+fit. The antenna offsets (forward, lateral, in the fly frame) are read from flygym's olfaction
+sensors. ``tau = 1 / 20`` s is the CPG amplitude convergence of ``HybridTurningController``
 (``convergence_coefs = 20``). The result, with the command and the raw runs, is
 ``calibration.json`` beside this module; the kinematic body loads it.
 """
@@ -47,7 +47,7 @@ CPG_TAU = 1.0 / 20.0  # s, HybridTurningController convergence_coefs = 20
 @cache
 def load_calibration() -> dict[str, Any]:
     """The stored calibration (``calibration.json`` beside this module)."""
-    text = resources.files("wirelab.fly").joinpath("calibration.json").read_text()
+    text = resources.files("wirelab.fly.bodies").joinpath("calibration.json").read_text()
     return dict(json.loads(text))
 
 
@@ -60,7 +60,7 @@ def measure_run(
     timestep: float = 1e-4,
 ) -> dict[str, float]:
     """One flygym run with a constant signal; returns ``v`` (mm/s) and ``omega`` (rad/s)."""
-    from wirelab.fly.flygym_body import FlygymBody
+    from wirelab.fly.bodies.flygym1 import FlygymBody
 
     body = FlygymBody(seed=seed, timestep=timestep)
     try:
@@ -90,7 +90,7 @@ def measure_run(
 
 def measure_antennae(duration: float = 0.2, seed: int = 0) -> dict[str, float]:
     """Antenna offsets in the fly frame (forward, lateral; mm) and height, averaged over a walk."""
-    from wirelab.fly.flygym_body import FlygymBody
+    from wirelab.fly.bodies.flygym1 import FlygymBody
     from wirelab.fly.odor import OdorSource
 
     body = FlygymBody(seed=seed, odor=OdorSource((50.0, 0.0)))
@@ -164,7 +164,7 @@ def calibrate(
             "command": (
                 f"wirelab fly calibrate --duration {duration} --settle {settle} --grid "
                 + ";".join(f"{a:g},{b:g}" for a, b in grid)
-                + " --write src/wirelab/fly/calibration.json"
+                + " --write src/wirelab/fly/bodies/calibration.json"
             ),
             "flygym_timestep": 1e-4,
             "duration_s": duration,
@@ -213,7 +213,7 @@ def run(
 ) -> dict[str, Any]:
     """`calibrate` into the result directory ``out`` (``metrics.json`` holds what
     ``calibration.json`` holds), and into ``config.write`` when given. Returns the metrics."""
-    from wirelab.fly.flygym_body import flygym_available
+    from wirelab.fly.bodies.flygym1 import flygym_available
     from wirelab.progress import progress_bar
     from wirelab.results import experiment, write_json
 

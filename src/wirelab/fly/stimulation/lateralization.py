@@ -30,7 +30,7 @@ from wirelab.data.connectome import Connectome
 from wirelab.data.connectomes import load_connectome
 from wirelab.errors import UsageError
 from wirelab.fly.populations import input_neurons, modalities
-from wirelab.fly.stimulate import lateralization_index
+from wirelab.fly.stimulation.stimulate import lateralization_index
 from wirelab.progress import progress_bar
 from wirelab.reservoir import Reservoir, Units, normalize
 from wirelab.results import experiment

@@ -39,9 +39,9 @@ import scipy.sparse as sp
 
 from wirelab.data.connectome import Connectome
 from wirelab.errors import UsageError
-from wirelab.fly.body import Body, Observation
+from wirelab.fly.bodies.base import Body, Observation
+from wirelab.fly.bodies.kinematic import KinematicBody
 from wirelab.fly.controller import ConnectomeController, ControllerConfig
-from wirelab.fly.kinematic import KinematicBody
 from wirelab.fly.loop import Trace, run_loop
 from wirelab.fly.mapping import LinearMapping, fit_ridge_cv
 from wirelab.fly.odor import OdorSource

@@ -1,7 +1,8 @@
-"""``wirelab fly turns``: left, right and control flies over seeds (`wirelab.fly.turns`).
+"""``wirelab fly turns``: left, right and control flies over seeds (`wirelab.fly.turns.study`).
 
-The command parses its options into `TurnsConfig` and calls `wirelab.fly.turns.run`; `cli.py`
-adds it to the ``wirelab fly`` group.
+The command parses its options into `TurnsConfig` and calls `wirelab.fly.turns.study.run`, which
+alone writes the result directory; then it prints the table. `wirelab.fly.cli` adds it to the
+``wirelab fly`` group.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from wirelab.fly.options import (
     mapping_options,
     timestep_option,
 )
-from wirelab.fly.turns_runs import MODEL_HELP
+from wirelab.fly.turns.runs import MODEL_HELP
 
 
 def _fmt(d: dict[str, object] | None) -> str:
@@ -111,7 +112,7 @@ def turns_cmd(
 ) -> None:
     """Turn per condition with 95% CIs and paired differences to a control on the same seeds."""
     from wirelab.fly.controller import ControllerConfig
-    from wirelab.fly.turns import TurnsConfig, run
+    from wirelab.fly.turns.study import TurnsConfig, run
 
     config = TurnsConfig(
         seeds=seeds,
@@ -143,31 +144,3 @@ def turns_cmd(
         )
     t = m["timing"]
     click.echo(f"{t['runs']} runs in {t['wall_s']:.0f} s; {t['step_ms_median']:.2f} ms/step")
-
-
-@click.command("timestep")
-@click.option(
-    "--timestep", type=finite_float(1e-5, 1e-3), default=2e-4, show_default=True, help="Candidate."
-)
-@click.option("--duration", type=finite_float(0.3, 5.0), default=0.8, show_default=True)
-@click.option("--settle", type=finite_float(0.0, 1.0), default=0.2, show_default=True)
-@click.option("--tol", type=finite_float(0.0, 1.0, min_open=True), default=0.05, show_default=True)
-@out_option(default="runs/fly/timestep")
-def timestep_cmd(
-    timestep: float, duration: float, settle: float, tol: float, out: Path, overwrite: bool
-) -> None:
-    """Compare a flygym physics step with 1e-4 s on calibration drives (speed, yaw rate)."""
-    from wirelab.fly.timestep import TimestepConfig, run
-
-    cfg = TimestepConfig(timestep=timestep, duration=duration, settle=settle, tol=tol)
-    r = run(cfg, out, overwrite=overwrite)
-    for row in r["rows"]:
-        click.echo(
-            f"[{row['left']:g}, {row['right']:g}] v {row['v_ref']:.2f} -> {row['v']:.2f} mm/s "
-            f"({100 * row['v_rel_error']:.1f}%), omega {row['omega_ref']:+.3f} -> "
-            f"{row['omega']:+.3f} rad/s ({100 * row['omega_rel_error']:.1f}%), "
-            f"wall {row['wall_s_ref']:.0f} s -> {row['wall_s']:.0f} s"
-        )
-    click.echo(f"timestep {timestep:g}: {'within' if r['ok'] else 'NOT within'} {tol:.0%}")
-    if not r["ok"]:
-        raise SystemExit(1)

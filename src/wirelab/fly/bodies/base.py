@@ -1,9 +1,19 @@
-"""One interface for every fly body: ``act(descending_signal) -> Observation``.
+"""The body entry type: the `Body` protocol every fly body follows and its `Observation`.
+
+A body is a simulated fly driven by a two-dimensional descending signal. Its protocol::
+
+    reset() -> Observation                  back to the start; the first observation
+    act(descending_signal) -> Observation   one step of ``dt`` simulated seconds under the signal
+    close() -> None                         release the simulator (and write a video, if any)
+
+Class attributes say what a body can do, so that experiments ask the body instead of testing
+its name (`Body`): ``renders_video``, ``supports_batch``, ``tour_duration``.
 
 The descending signal is flygym's ``HybridTurningController`` action: ``[left, right]`` drive
-(CPG amplitude of the legs on that side; a negative drive reverses that side's stepping). Both
-bodies clip it to flygym's action space ``[-0.5, 1.5]``. Equal drives walk straight; a larger
-left drive turns the fly to the right (clockwise seen from above), as in flygym.
+(CPG amplitude of the legs on that side; a negative drive reverses that side's stepping), shape
+``(2,)`` for one fly or ``(B, 2)`` for a batch of ``B``. Every body clips it to flygym's action
+space `DRIVE_RANGE` ``[-0.5, 1.5]`` (`check_signal`). Equal drives walk straight; a larger left
+drive turns the fly to the right (clockwise seen from above), as in flygym.
 
 The bodies themselves are registered in `wirelab.fly.bodies` (``BODIES``); this module holds
 only the shared types and imports nothing else of ``wirelab.fly``.

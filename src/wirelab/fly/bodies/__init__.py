@@ -1,24 +1,30 @@
 """The fly bodies: one registry, read by the CLI's ``--body`` choices, the docs and validation.
 
-Adding a body is one new module with a class following `wirelab.fly.body.Body` plus one line
-here (or ``BODIES.add(...)`` from anywhere, e.g. a test). Entries are lazy ``"module:attr"``
-strings, so MuJoCo and flygym are imported only when the flygym body is chosen.
+Adding a body is one new module in this package with a class following
+`wirelab.fly.bodies.base.Body` (``reset``, ``act(signal) -> Observation``, ``close`` and the
+class attributes ``name``, ``renders_video``, ``supports_batch``, ``tour_duration``) plus one
+``BODIES.add`` line here (or ``BODIES.add(...)`` from anywhere, e.g. a test). Entries are lazy
+``"module:attr"`` strings, so MuJoCo and flygym are imported only when a flygym body is chosen.
+
+Besides the bodies, this package holds what belongs to them: `calibration` (the kinematic body's
+constants fitted to flygym runs, ``calibration.json``) and `timestep` (is a larger flygym
+physics step good enough?), with their commands in `cli`.
 """
 
 from __future__ import annotations
 
-from wirelab.fly.body import Body
+from wirelab.fly.bodies.base import Body
 from wirelab.registry import Registry
 
 BODIES: Registry[type[Body]] = Registry("fly body")
 BODIES.add(
     "kinematic",
-    "wirelab.fly.kinematic:KinematicBody",
+    "wirelab.fly.bodies.kinematic:KinematicBody",
     "fast planar differential drive calibrated against flygym (batched)",
 )
 BODIES.add(
     "flygym",
-    "wirelab.fly.flygym_body:FlygymBody",
+    "wirelab.fly.bodies.flygym1:FlygymBody",
     "NeuroMechFly in MuJoCo (flygym HybridTurningController); video and live viewer",
 )
 

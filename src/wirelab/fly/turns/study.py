@@ -3,7 +3,7 @@
 For every seed ``s`` and model ``m`` (the row-normalised connectome, its spectral scaling, the
 mirrored connectome, degree-preserving nulls) the fly walks with the resting drive through the
 start-up transient (``settle`` s), then its left or right olfactory neurons are stimulated for
-``duration`` s (`wirelab.fly.turns_runs`). The control run of seed ``s`` walks the same seed
+``duration`` s (`wirelab.fly.turns.runs`). The control run of seed ``s`` walks the same seed
 without stimulation; with the evoked mapping (or any mapping at zero input) its drive is
 ``[offset, offset]`` whatever the model, so one control per seed serves every model. Per model
 and condition ``c`` with turns ``T_c(s)`` (degrees from stimulus onset, CCW positive)::
@@ -32,8 +32,8 @@ from wirelab.errors import UsageError
 from wirelab.fly.bodies import body_class
 from wirelab.fly.controller import ControllerConfig
 from wirelab.fly.mapping import EVOKED_GAIN, FixedMapping
-from wirelab.fly.turns_runs import RunSpec, model_names, run_one
-from wirelab.fly.turns_store import RUNS, load_runs, resumable_experiment, run_key, save_run
+from wirelab.fly.store import resumable_experiment
+from wirelab.fly.turns.runs import RUNS, RunSpec, load_run, model_names, run_one, save_run
 from wirelab.progress import progress_bar
 
 MAX_WORKERS = 2
@@ -159,20 +159,19 @@ def run_all(
     """Run ``specs`` (a pool of ``workers`` processes when > 1); results in spec order.
 
     With ``store`` (a folder), every finished run is saved there as it ends and runs already
-    saved there are loaded instead of simulated (`wirelab.fly.turns_store`)."""
-    done = load_runs(store) if store is not None else {}
-    keys = [run_key(s.model, s.condition, s.seed) for s in specs]
-    results: list[dict[str, Any] | None] = [done.get(k) for k in keys]
+    saved there with the same fingerprint are loaded instead of simulated (`wirelab.fly.store`)."""
+    results = [load_run(store, s) if store is not None else None for s in specs]
     todo = [i for i, r in enumerate(results) if r is None]
 
     def finish(i: int, result: dict[str, Any]) -> None:
         results[i] = result
         if store is not None:
-            save_run(store, result)
+            save_run(store, specs[i], result)
         bar.advance()
 
     t0 = time.perf_counter()
-    desc = f"turns: {len(todo)} runs" + (f" ({len(specs) - len(todo)} saved)" if done else "")
+    saved = len(specs) - len(todo)
+    desc = f"turns: {len(todo)} runs" + (f" ({saved} saved)" if saved else "")
     with progress_bar(desc, total=len(todo), show=show) as bar:
         if workers == 1 or len(todo) <= 1:
             for i in todo:
@@ -211,7 +210,7 @@ def run(
     ``video_strip.png``; every finished run is kept in ``out/runs/`` as it ends, and
     ``resume=True`` continues a killed study from them (the settings must equal the saved
     ``config.json``'s, except ``workers``). Returns the metrics."""
-    from wirelab.fly.turns_video import heading_plot, turn_plot, write_video
+    from wirelab.fly.turns.video import heading_plot, turn_plot, write_video
 
     specs = config.specs()  # validates
     cfg = asdict(config)

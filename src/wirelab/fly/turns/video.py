@@ -1,4 +1,4 @@
-"""Figures and the side-by-side video of the turn study (`wirelab.fly.turns`).
+"""Figures and the side-by-side video of the turn study (`wirelab.fly.turns.study`).
 
 The video shows, per frame, the left-stimulated, control and right-stimulated flies (seed 0, the
 tracking camera of each run, labelled), their trajectories overlaid on one floor up to that time,

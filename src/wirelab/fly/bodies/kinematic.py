@@ -9,9 +9,9 @@ Update per step of length ``dt`` (Euler), for every fly of a batch independently
     pos     <- pos + v * dt * (cos heading, sin heading)
 
 ``d = [left, right]`` is the descending signal. ``v_gain``, ``w_gain`` and the antenna offsets
-come from ``calibration.json``, fitted to flygym runs by `wirelab.fly.calibration` (a larger left
-drive turns the fly clockwise, as in flygym). ``sigma`` is optional heading noise (rad/sqrt(s)).
-All state is ``(B,)``/``(B, 2)`` numpy so thousands of trials run as one batch.
+come from ``calibration.json``, fitted to flygym runs by `wirelab.fly.bodies.calibration` (a
+larger left drive turns the fly clockwise, as in flygym). ``sigma`` is optional heading noise
+(rad/sqrt(s)). All state is ``(B,)``/``(B, 2)`` numpy so thousands of trials run as one batch.
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ from typing import ClassVar
 import numpy as np
 
 from wirelab.errors import UsageError
-from wirelab.fly.body import Observation, check_signal
-from wirelab.fly.calibration import load_calibration
+from wirelab.fly.bodies.base import Observation, check_signal
+from wirelab.fly.bodies.calibration import load_calibration
 from wirelab.fly.odor import OdorSource, antenna_positions
 
 

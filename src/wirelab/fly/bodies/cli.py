@@ -1,0 +1,72 @@
+"""``wirelab fly calibrate`` and ``wirelab fly timestep``: the bodies' own commands.
+
+Each command parses its options into the experiment's config and calls its ``run(config, out)``
+(`wirelab.fly.bodies.calibration.run`, `wirelab.fly.bodies.timestep.run`), which alone writes
+the result directory; then it prints a summary. `wirelab.fly.cli` adds them to the group.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from wirelab.cli_options import finite_float, out_option
+from wirelab.fly.options import POSITIVE_SECONDS
+
+
+@click.command("calibrate")
+@click.option(
+    "--duration", type=POSITIVE_SECONDS, default=0.8, show_default=True, help="Seconds per run."
+)
+@click.option(
+    "--settle", type=finite_float(0.0), default=0.2, show_default=True, help="Seconds dropped."
+)
+@click.option("--grid", default=None, help="Signals 'L,R;L,R;...' (default: 6 pairs).")
+@click.option(
+    "--write",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Also write the calibration JSON here (the package's calibration.json to update it).",
+)
+@out_option(default="runs/fly/calibrate")
+def calibrate_cmd(
+    duration: float, settle: float, grid: str | None, write: Path | None, out: Path, overwrite: bool
+) -> None:
+    """Fit the kinematic body's gains to flygym runs (slow: minutes per run on 2 cores)."""
+    from wirelab.fly.bodies.calibration import DEFAULT_GRID, CalibrateConfig, parse_grid, run
+
+    pairs = parse_grid(grid) if grid else DEFAULT_GRID
+    result = run(CalibrateConfig(duration, settle, pairs, write), out, overwrite=overwrite)
+    for r in result["measurement"]["runs"]:
+        click.echo(f"L={r['left']} R={r['right']}: {json.dumps(r)}")
+    click.echo(json.dumps(result["kinematic"]))
+
+
+@click.command("timestep")
+@click.option(
+    "--timestep", type=finite_float(1e-5, 1e-3), default=2e-4, show_default=True, help="Candidate."
+)
+@click.option("--duration", type=finite_float(0.3, 5.0), default=0.8, show_default=True)
+@click.option("--settle", type=finite_float(0.0, 1.0), default=0.2, show_default=True)
+@click.option("--tol", type=finite_float(0.0, 1.0, min_open=True), default=0.05, show_default=True)
+@out_option(default="runs/fly/timestep")
+def timestep_cmd(
+    timestep: float, duration: float, settle: float, tol: float, out: Path, overwrite: bool
+) -> None:
+    """Compare a flygym physics step with 1e-4 s on calibration drives (speed, yaw rate)."""
+    from wirelab.fly.bodies.timestep import TimestepConfig, run
+
+    cfg = TimestepConfig(timestep=timestep, duration=duration, settle=settle, tol=tol)
+    r = run(cfg, out, overwrite=overwrite)
+    for row in r["rows"]:
+        click.echo(
+            f"[{row['left']:g}, {row['right']:g}] v {row['v_ref']:.2f} -> {row['v']:.2f} mm/s "
+            f"({100 * row['v_rel_error']:.1f}%), omega {row['omega_ref']:+.3f} -> "
+            f"{row['omega']:+.3f} rad/s ({100 * row['omega_rel_error']:.1f}%), "
+            f"wall {row['wall_s_ref']:.0f} s -> {row['wall_s']:.0f} s"
+        )
+    click.echo(f"timestep {timestep:g}: {'within' if r['ok'] else 'NOT within'} {tol:.0%}")
+    if not r["ok"]:
+        raise SystemExit(1)

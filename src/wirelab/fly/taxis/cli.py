@@ -1,0 +1,142 @@
+"""``wirelab fly taxis``: closed-loop odor taxis (`wirelab.fly.taxis.study`).
+
+The command parses its options into `TaxisStudyConfig` and calls
+`wirelab.fly.taxis.study.run`, which alone writes the result directory; then it prints one line
+per condition. `wirelab.fly.cli` adds it to the group.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from wirelab.cli_options import FINITE_FLOAT, out_option
+from wirelab.fly.bodies import BODIES
+from wirelab.fly.options import (
+    NORMALIZE,
+    POSITIVE_SECONDS,
+    connectome_option,
+    nulls_option,
+    readout_option,
+    seed_option,
+    timestep_option,
+    update_steps_option,
+)
+
+
+@click.command("taxis")
+@click.option(
+    "--trials", type=click.IntRange(min=1), default=100, show_default=True, help="Test trials."
+)
+@click.option("--train-trials", type=click.IntRange(min=2), default=40, show_default=True)
+@click.option(
+    "--body",
+    type=BODIES.choice(),
+    default="kinematic",
+    show_default=True,
+    help="Test body (training always runs on the kinematic one).",
+)
+@click.option(
+    "--time-limit", type=POSITIVE_SECONDS, default=10.0, show_default=True, help="Seconds."
+)
+@nulls_option(3, "Degree-preserving null reservoirs trained and tested the same way.")
+@click.option(
+    "--mirror/--no-mirror",
+    default=True,
+    show_default=True,
+    help="Also test the left-right mirrored connectome.",
+)
+@click.option("--normalize", type=NORMALIZE, default="row", show_default=True)
+@click.option(
+    "--encoding",
+    type=click.Choice(["adapted", "log"]),
+    default="log",
+    show_default=True,
+    help="Antenna intensity -> sensory input (see wirelab.fly.taxis.task).",
+)
+@click.option("--input-gain", type=FINITE_FLOAT, default=0.3, show_default=True)
+@readout_option
+@update_steps_option(50)
+@seed_option
+@click.option(
+    "--video",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="MP4 of the first flygym test trial.",
+)
+@timestep_option
+@click.option(
+    "--workers", type=click.IntRange(1, 2), default=2, show_default=True, help="flygym processes."
+)
+@click.option(
+    "--baseline-trials",
+    type=click.IntRange(min=1),
+    default=None,
+    help="flygym: trials of the constant and random baselines (default: --trials).",
+)
+@connectome_option
+@click.option(
+    "--resume", is_flag=True, help="Continue the killed study in --out from its saved trials."
+)
+@out_option()
+def taxis_cmd(
+    trials: int,
+    train_trials: int,
+    body: str,
+    time_limit: float,
+    n_nulls: int,
+    mirror: bool,
+    normalize: str,
+    encoding: str,
+    input_gain: float,
+    readout: str,
+    update_steps: int,
+    seed: int,
+    video: Path | None,
+    timestep: float,
+    workers: int,
+    baseline_trials: int | None,
+    connectome: str,
+    resume: bool,
+    out: Path,
+    overwrite: bool,
+) -> None:
+    """Closed-loop odor taxis with a ridge readout trained to imitate a teacher."""
+    from wirelab.fly.controller import ControllerConfig
+    from wirelab.fly.taxis.study import TaxisStudyConfig, run
+    from wirelab.fly.taxis.task import TaxisConfig
+
+    config = TaxisStudyConfig(
+        taxis=TaxisConfig(
+            trials=trials,
+            train_trials=train_trials,
+            time_limit=time_limit,
+            encoding=encoding,
+            input_gain=input_gain,
+            seed=seed,
+        ),
+        controller=ControllerConfig(
+            modality="olfactory", normalize=normalize, readout=readout, update_steps=update_steps
+        ),
+        body=body,
+        nulls=n_nulls,
+        mirror=mirror,
+        video=video,
+        connectome=connectome,
+        timestep=timestep,
+        workers=workers,
+        baseline_trials=baseline_trials,
+    )
+    if resume and overwrite:
+        raise click.UsageError("--resume and --overwrite exclude each other")
+    m = run(config, out, overwrite=overwrite, resume=resume)
+    for r in m["conditions"]:
+        eff = r["path_efficiency"]
+        tts = r["time_to_source_s"]
+        click.echo(
+            f"{r['condition']:14s} success={r['success_rate']:.2f} "
+            f"[{r['success_ci'][0]:.2f}, {r['success_ci'][1]:.2f}] "
+            f"efficiency={'-' if eff is None else f'{eff:.2f}'} "
+            f"time={'-' if tts is None else f'{tts:.1f}s'}"
+        )
