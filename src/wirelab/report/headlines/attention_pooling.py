@@ -31,7 +31,9 @@ def _count(c: str) -> int:
     return int(c) if c.isdigit() else -1
 
 
-def _comparisons(summary: dict[str, Any], methods: list[str], best: str, n: str) -> list[Any]:
+def _comparisons(
+    summary: dict[str, Any], methods: list[str], best: str, n: str
+) -> list[Comparison]:
     """Every method's accuracy at every distractor count (mean ± sd over seeds), the best
     attention pooling at the largest count marked as this run's figure."""
     out = []
