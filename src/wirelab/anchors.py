@@ -75,20 +75,56 @@ JAEGER_HAAS_2004 = (
 LATTICE_UP5K = "Lattice iCE40 UltraPlus family data sheet, FPGA-DS-02008"
 
 ANCHORS: tuple[Anchor, ...] = (
-    Anchor("mnist01", "seed", "seed", "test accuracy", 0.9927, "fraction", "973 gates", 973,
-           SEED),
-    Anchor("mnist10", "seed", "seed", "test accuracy", 0.9485, "fraction", "12,207 gates",
-           12207, SEED),
-    Anchor("mnist10", "paper", "Petersen et al. 2022", "test accuracy", 0.9769, "fraction",
-           "48,000 gates (6 x 8,000)", 48000, PETERSEN_2022),
-    Anchor("mnist10", "paper", "LILogicNet 2025", "test accuracy", 0.9845, "fraction",
-           "8,000 gates, learned connections", 8000, LILOGICNET_2025),
-    Anchor("mackey-glass-84", "paper", "Jaeger & Haas 2004", "NRMSE_84", 10**-4.2, "ratio",
-           "1,000 units", None, JAEGER_HAAS_2004,
-           "10^-4.2, about 1e-4"),
-    Anchor("ice40-up5k", "device", "iCE40 UP5K", "LUT4 logic cells", 5280, "count", "", None,
-           LATTICE_UP5K),
-)  # fmt: skip
+    Anchor("mnist01", "seed", "seed", "test accuracy", 0.9927, "fraction", "973 gates", 973, SEED),
+    Anchor(
+        "mnist10", "seed", "seed", "test accuracy", 0.9485, "fraction", "12,207 gates", 12207, SEED
+    ),
+    Anchor(
+        "mnist10",
+        "paper",
+        "Petersen et al. 2022",
+        "test accuracy",
+        0.9769,
+        "fraction",
+        "48,000 gates (6 x 8,000)",
+        48000,
+        PETERSEN_2022,
+    ),
+    Anchor(
+        "mnist10",
+        "paper",
+        "LILogicNet 2025",
+        "test accuracy",
+        0.9845,
+        "fraction",
+        "8,000 gates, learned connections",
+        8000,
+        LILOGICNET_2025,
+    ),
+    Anchor(
+        "mackey-glass-84",
+        "paper",
+        "Jaeger & Haas 2004",
+        "NRMSE_84",
+        10**-4.2,
+        "ratio",
+        "1,000 units",
+        None,
+        JAEGER_HAAS_2004,
+        "10^-4.2, about 1e-4",
+    ),
+    Anchor(
+        "ice40-up5k",
+        "device",
+        "iCE40 UP5K",
+        "LUT4 logic cells",
+        5280,
+        "count",
+        "",
+        None,
+        LATTICE_UP5K,
+    ),
+)
 
 
 def anchors_for(task: str, source: str | None = None) -> list[Anchor]:

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from html.parser import HTMLParser
 
-VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source",
-        "track", "wbr"}  # fmt: skip
+# elements without an end tag
+VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source"}
+VOID |= {"track", "wbr"}
 
 
 class _Checker(HTMLParser):

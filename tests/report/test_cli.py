@@ -13,8 +13,9 @@ from tests.report.conftest import make_runs
 def test_report_command(tmp_path: Path) -> None:
     make_runs(tmp_path / "runs")
     out = tmp_path / "page.html"
-    r = wirelab("report", tmp_path / "runs" / "logic", tmp_path / "runs" / "reservoir",
-                "--out", out)  # fmt: skip
+    r = wirelab(
+        "report", tmp_path / "runs" / "logic", tmp_path / "runs" / "reservoir", "--out", out
+    )
     assert r.returncode == 0, r.stderr
     assert f"3 runs -> {out}" in r.stdout
     page = out.read_text()

@@ -84,8 +84,9 @@ def test_sweep_points_nest_under_the_sweep_and_its_csv_is_a_table(tmp_path: Path
 
     sweep = ResultDir.create(tmp_path / "sw", command="wirelab sweep grid.toml", config={})
     for i in range(3):
-        p = ResultDir.create(sweep.path / "points" / f"p{i}", command="wirelab logic train",
-                             config={"seed": i})  # fmt: skip
+        p = ResultDir.create(
+            sweep.path / "points" / f"p{i}", command="wirelab logic train", config={"seed": i}
+        )
         p.write_metrics({"accuracy": 0.9 + i / 100})
     (sweep.path / "results.csv").write_text(
         "index,point,seed,status,accuracy\n"

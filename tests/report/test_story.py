@@ -21,7 +21,9 @@ from tests.report.stories import (
     taxis_metrics,
 )
 from wirelab.anchors import ANCHORS, anchors_for, markdown_table
-from wirelab.report.headline import HEADLINES, Headline, wilson
+from wirelab.report.headlines import entries
+from wirelab.report.headlines.base import Headline
+from wirelab.report.headlines.values import wilson
 from wirelab.report.html import write_report
 from wirelab.report.runs import Run, load_runs
 from wirelab.report.story import groups_of, headline_of, plan_stories
@@ -64,8 +66,10 @@ def test_logic_verdict_against_the_seed_and_the_fpga(tmp_path: Path) -> None:
     (tmp_path / "synth.json").write_text('{"ice40-up5k": {"luts": 525, "fits": true}}')
     h = answer(tmp_path, cmd, logic_metrics(acc=0.9967))
     assert h.outcome == "yes"
-    assert h.verdict == "Above the seed's 99.27% with 973 gates (0.41x); fits the UP5K: 525 of " \
-        "5,280 LUT4."  # fmt: skip
+    assert (
+        h.verdict == "Above the seed's 99.27% with 973 gates (0.41x); fits the UP5K: 525 of "
+        "5,280 LUT4."
+    )
     assert ("iCE40 UP5K LUT4 (with GroupSum and argmax)", 525) in h.table
     assert "(synth.json, ice40-up5k.fmax_mhz)" in h.missing
     assert [c.figure for c in h.comparisons][1] == "99.27% with 973 gates"
@@ -77,8 +81,18 @@ def test_logic_verdict_against_the_seed_and_the_fpga(tmp_path: Path) -> None:
     (tmp_path / "synth.json").unlink()
     h = answer(tmp_path, cmd, logic_metrics())
     assert h.outcome == "unresolved" and "not synthesised" in h.verdict
-    pnr = {"ice40-up5k": {"luts": 525, "fits": True, "pnr": {"fmax_mhz": 61.2, "timing_met": True,
-           "clock_mhz": 48, "logic_cells": {"used": 700, "available": 5280}}}}  # fmt: skip
+    pnr = {
+        "ice40-up5k": {
+            "luts": 525,
+            "fits": True,
+            "pnr": {
+                "fmax_mhz": 61.2,
+                "timing_met": True,
+                "clock_mhz": 48,
+                "logic_cells": {"used": 700, "available": 5280},
+            },
+        }
+    }
     (tmp_path / "synth.json").write_text(__import__("json").dumps(pnr))
     h = answer(tmp_path, cmd, logic_metrics())
     assert ("Fmax (MHz, nextpnr)", 61.2) in h.table and (
@@ -109,8 +123,12 @@ def test_pooling_verdict_flips_with_the_accuracies(tmp_path: Path) -> None:
 def test_taxis_against_its_own_baselines(tmp_path: Path) -> None:
     h = answer(tmp_path, "wirelab fly taxis", taxis_metrics(connectome=18))
     assert h.outcome == "yes" and "above 1 of 1 degree-preserving null" in h.verdict
-    assert [c.who for c in h.comparisons][:4] == ["connectome reservoir", "teacher", "constant",
-                                                  "random"]  # fmt: skip
+    assert [c.who for c in h.comparisons][:4] == [
+        "connectome reservoir",
+        "teacher",
+        "constant",
+        "random",
+    ]
     assert (
         answer(tmp_path, "wirelab fly taxis", taxis_metrics(connectome=3)).outcome == "unresolved"
     )
@@ -143,7 +161,8 @@ def test_fly_pair_verdict_follows_the_turns(tmp_path: Path) -> None:
 
 
 def test_lacking_metrics_fall_back_to_the_generic_view(tmp_path: Path) -> None:
-    for cmd in HEADLINES.names():
+    for entry in entries():
+        cmd = entry.run_type
         assert headline_of(run_of(tmp_path, cmd, {"unrelated": 1})) is None, cmd
     assert headline_of(run_of(tmp_path, "wirelab something new", reservoir_metrics())) is None
     failed = run_of(tmp_path, "wirelab reservoir run", reservoir_metrics())
@@ -169,8 +188,13 @@ def test_page_answers_first_with_evidence_and_raw_folded(tmp_path: Path) -> None
     assert page.index('id="answers"') < page.index('id="summary"') < page.index('id="system-')
     stories, rest = plan_stories([r for r in load_runs([tmp_path / "runs"]) if r.parent is None])
     assert {tuple(r.name for r in s.runs) for s in stories} == {
-        ("reservoir/mc",), ("fly/stimulate-left", "fly/stimulate-right"), ("fly/taxis",),
-        ("logic/mnist01",), ("attention/pooling",), ("sweep",)}  # fmt: skip
+        ("reservoir/mc",),
+        ("fly/stimulate-left", "fly/stimulate-right"),
+        ("fly/taxis",),
+        ("logic/mnist01",),
+        ("attention/pooling",),
+        ("sweep",),
+    }
     assert rest == []
     for s in stories:
         assert f'id="{s.anchor}"' in page and f'href="#{s.anchor}"' in page
@@ -201,8 +225,11 @@ def test_strings_from_run_directories_are_escaped_in_headlines(tmp_path: Path) -
     m["summary"]["<img src=x onerror=alert(1)>"] = m["summary"].pop("attn1")
     from wirelab.results import ResultDir
 
-    rd = ResultDir.create(tmp_path / "runs" / "p", command="wirelab attention pooling",
-                          config={"seeds": [0], "test_bags": 500})  # fmt: skip
+    rd = ResultDir.create(
+        tmp_path / "runs" / "p",
+        command="wirelab attention pooling",
+        config={"seeds": [0], "test_bags": 500},
+    )
     rd.finish(m)
     page = write_report([tmp_path / "runs"], tmp_path / "r.html").read_text()
     assert "<img src=x" not in page and "&lt;img src=x onerror=alert(1)&gt;" in page
@@ -231,14 +258,21 @@ def turns_metrics(left: float, right: float, lo: float, hi: float) -> dict[str, 
     return {
         "table": [
             {"model": "(all)", "condition": "control", "turn": stat(1.0, (-5.0, 7.0))},
-            {"model": "row", "condition": "left", "turn": stat(left + 1, (-9.0, 9.0)),
-             "minus_control": stat(left, (left - 5, left + 5))},
-            {"model": "row", "condition": "right", "turn": stat(right + 1, (-9.0, 9.0)),
-             "minus_control": stat(right, (right - 5, right + 5))},
-            {"model": "row", "condition": "left-right",
-             "turn": stat(left - right, (lo, hi))},
+            {
+                "model": "row",
+                "condition": "left",
+                "turn": stat(left + 1, (-9.0, 9.0)),
+                "minus_control": stat(left, (left - 5, left + 5)),
+            },
+            {
+                "model": "row",
+                "condition": "right",
+                "turn": stat(right + 1, (-9.0, 9.0)),
+                "minus_control": stat(right, (right - 5, right + 5)),
+            },
+            {"model": "row", "condition": "left-right", "turn": stat(left - right, (lo, hi))},
         ]
-    }  # fmt: skip
+    }
 
 
 def test_turns_verdict_follows_the_paired_difference(tmp_path: Path) -> None:

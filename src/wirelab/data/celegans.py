@@ -75,40 +75,82 @@ class WormDataset:
 _W = "Witvliet et al. 2021 dataset"
 DATASETS: tuple[WormDataset, ...] = (
     WormDataset(
-        "celegans-cook2019-herm", "Cook2019HermReader",
+        "celegans-cook2019-herm",
+        "Cook2019HermReader",
         "98bdafffce1341d3443a83066a6225a977c8218c28c27d69e4bd465782bd4cc8",
         "C. elegans adult hermaphrodite, whole animal (Cook et al. 2019): 302 neurons",
-        _COOK, (473, 4879, 28113, 2883, 23313),
+        _COOK,
+        (473, 4879, 28113, 2883, 23313),
     ),
     WormDataset(
-        "celegans-cook2019-male", "Cook2019MaleReader",
+        "celegans-cook2019-male",
+        "Cook2019MaleReader",
         "d5a89e77b175b88a97667900736280451598d51e674cd378edb7b81313a6a367",
         "C. elegans adult male, whole animal (Cook et al. 2019): 381 connected neurons",
-        _COOK, (585, 5306, 45959, 3482, 31702),
+        _COOK,
+        (585, 5306, 45959, 3482, 31702),
     ),
     *(
-        WormDataset(f"celegans-witvliet2021-{i}", f"WitvlietDataReader{i}", sha,
-                    f"C. elegans hermaphrodite brain, {_W} {i} ({stage})", _WITVLIET, cells)
+        WormDataset(
+            f"celegans-witvliet2021-{i}",
+            f"WitvlietDataReader{i}",
+            sha,
+            f"C. elegans hermaphrodite brain, {_W} {i} ({stage})",
+            _WITVLIET,
+            cells,
+        )
         for i, stage, sha, cells in (
-            (1, "L1", "2656a6c34944bb84f1b8eed8ec5666016fbfd0b8d8db02bb160746c5afa02687",
-             (187, 775, 1296, 164, 206)),
-            (2, "L1", "ac972ce70e6a569d7c120f66dae535e20527293c1463f366fbe3e6fe44345d90",
-             (194, 986, 1895, 246, 264)),
-            (3, "L1", "e7c1b023c18402037b4499956642721126b946ff516024de19335855183c89d3",
-             (198, 1012, 2128, 186, 216)),
-            (4, "L1", "8e6b5ca9afcaf58834aacc74cb9784a634947b2eed5238395e281f2cae4e680c",
-             (204, 1136, 2777, 415, 483)),
-            (5, "L2", "34511bf183edecb2ed9109b17b5b33499dbc6556637fa265008a13e0ce517e7d",
-             (211, 1515, 4116, 578, 832)),
-            (6, "L3", "e3b73f6e976e37d737ae5530933eb2d7f8e8fe80ca0b554116136ad2da1319eb",
-             (216, 1525, 4456, 426, 532)),
-            (7, "adult", "aeff178edcc14f5e818f6c54a138bffcfd5aab27dd8153e2906de1fd6cd8669f",
-             (222, 2202, 7467, 576, 794)),
-            (8, "adult", "3d2de8dc9e23f663d074dfbb2371367d64ec64ebc8469234e4f14ef78d539ad7",
-             (219, 2186, 7970, 612, 851)),
+            (
+                1,
+                "L1",
+                "2656a6c34944bb84f1b8eed8ec5666016fbfd0b8d8db02bb160746c5afa02687",
+                (187, 775, 1296, 164, 206),
+            ),
+            (
+                2,
+                "L1",
+                "ac972ce70e6a569d7c120f66dae535e20527293c1463f366fbe3e6fe44345d90",
+                (194, 986, 1895, 246, 264),
+            ),
+            (
+                3,
+                "L1",
+                "e7c1b023c18402037b4499956642721126b946ff516024de19335855183c89d3",
+                (198, 1012, 2128, 186, 216),
+            ),
+            (
+                4,
+                "L1",
+                "8e6b5ca9afcaf58834aacc74cb9784a634947b2eed5238395e281f2cae4e680c",
+                (204, 1136, 2777, 415, 483),
+            ),
+            (
+                5,
+                "L2",
+                "34511bf183edecb2ed9109b17b5b33499dbc6556637fa265008a13e0ce517e7d",
+                (211, 1515, 4116, 578, 832),
+            ),
+            (
+                6,
+                "L3",
+                "e3b73f6e976e37d737ae5530933eb2d7f8e8fe80ca0b554116136ad2da1319eb",
+                (216, 1525, 4456, 426, 532),
+            ),
+            (
+                7,
+                "adult",
+                "aeff178edcc14f5e818f6c54a138bffcfd5aab27dd8153e2906de1fd6cd8669f",
+                (222, 2202, 7467, 576, 794),
+            ),
+            (
+                8,
+                "adult",
+                "3d2de8dc9e23f663d074dfbb2371367d64ec64ebc8469234e4f14ef78d539ad7",
+                (219, 2186, 7970, 612, 851),
+            ),
         )
     ),
-)  # fmt: skip
+)
 BY_KEY = {d.key: d for d in DATASETS}
 
 

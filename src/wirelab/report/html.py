@@ -29,7 +29,7 @@ from pathlib import Path
 from wirelab import __version__
 from wirelab.errors import UsageError, WirelabError
 from wirelab.report.article import MAX_EMBED_BYTES, PageContext, badge, render_run
-from wirelab.report.headline import Headline
+from wirelab.report.headlines.base import Headline
 from wirelab.report.media import MAX_PAGE_BYTES, EmbedBudget
 from wirelab.report.runs import SYSTEMS, Run, load_runs
 from wirelab.report.story import Story, plan_stories, render_overview, render_story, verdict_html
@@ -195,8 +195,14 @@ def write_runs(
     out = Path(out)
     check_out(out)
     page_dir = out.resolve().parent
-    html = render_page(runs, page_dir, title=title, max_rows=max_rows, max_bytes=max_embed_bytes,
-                       max_page_bytes=max_page_bytes)  # fmt: skip
+    html = render_page(
+        runs,
+        page_dir,
+        title=title,
+        max_rows=max_rows,
+        max_bytes=max_embed_bytes,
+        max_page_bytes=max_page_bytes,
+    )
     try:
         atomic_write_bytes(out, html.encode("utf-8"))
     except OSError as exc:
@@ -223,5 +229,11 @@ def write_report(
     check_out(Path(out))
     paths = list(paths)
     runs = load_runs(paths) if paths else []  # an empty list (a tour with no runs): empty page
-    return write_runs(runs, out, title=title, max_rows=max_rows, max_embed_bytes=max_embed_bytes,
-                      max_page_bytes=max_page_bytes)  # fmt: skip
+    return write_runs(
+        runs,
+        out,
+        title=title,
+        max_rows=max_rows,
+        max_embed_bytes=max_embed_bytes,
+        max_page_bytes=max_page_bytes,
+    )

@@ -31,8 +31,13 @@ from wirelab.results import CONFIG, FAILED, IN_PROGRESS, METRICS, ResultDir
 
 MARKERS = (CONFIG, METRICS)  # a directory holding either is a result directory
 OWN = (CONFIG, METRICS, FAILED)  # read by the report, so not listed among a run's files
-IMAGE_SUFFIXES = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg",
-                  ".gif": "image/gif", ".svg": "image/svg+xml"}  # fmt: skip
+IMAGE_SUFFIXES = {
+    ".png": "image/png",
+    ".jpg": "image/jpeg",
+    ".jpeg": "image/jpeg",
+    ".gif": "image/gif",
+    ".svg": "image/svg+xml",
+}
 VIDEO_SUFFIXES = {".mp4": "video/mp4", ".webm": "video/webm"}
 # systems in page order; ``connectome`` commands belong to the reservoir system
 SYSTEMS = ("data", "reservoir", "fly", "logic", "attention", "sweep", "other")

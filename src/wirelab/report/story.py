@@ -3,7 +3,7 @@
 A *story* is one `Headline` with the runs that answer it. On the page it is
 
 1. the card: the question in plain words, the answer with its uncertainty, the verdict (computed
-   by the run type's function in `HEADLINES`, see `wirelab.report.answers`), what the run lacks,
+   by the run type's entry in `wirelab.report.headlines.HEADLINES`), what the run lacks,
    and beside it the anchors: this run's figure next to the seed's and the papers'
    (`wirelab.anchors`) or next to the run's own baselines and nulls;
 2. the evidence: each run's videos (playing in place, or a poster frame past the page's budget),
@@ -21,14 +21,13 @@ from dataclasses import dataclass
 from html import escape
 from pathlib import Path
 
-from wirelab.report import answers, answers_ml
 from wirelab.report.article import PageContext, render_run
 from wirelab.report.files import csv_table, figure, video
-from wirelab.report.headline import GROUPS, HEADLINES, Headline, run_type
+from wirelab.report.headlines import entries
+from wirelab.report.headlines.base import Headline, HeadlineEntry
 from wirelab.report.runs import Run
 from wirelab.report.tables import kv_table
 
-REGISTERING = (answers, answers_ml)  # imported for their HEADLINES and GROUPS entries
 OUTCOME_LABELS = {"yes": "yes", "no": "no", "unresolved": "not resolved", "info": "result"}
 
 
@@ -48,21 +47,28 @@ class Story:
         return "answer-" + self.runs[0].anchor.removeprefix("run-")
 
 
+def entry_of(run: Run) -> HeadlineEntry | None:
+    """The headline entry whose run type ``run`` is, or None."""
+    return next((e for e in entries() if e.answers(run)), None)
+
+
 def headline_of(run: Run) -> Headline | None:
     """The run's headline, or None (not complete, an unknown type, or metrics it lacks)."""
-    kind = run_type(run)
-    if run.status != "complete" or kind not in HEADLINES or not isinstance(run.metrics, dict):
+    entry = entry_of(run)
+    if run.status != "complete" or entry is None or not isinstance(run.metrics, dict):
         return None
-    return HEADLINES.get(kind)(run)
+    return entry.answer(run)
 
 
 def groups_of(runs: Sequence[Run]) -> list[Story]:
-    """Headlines answered by several complete runs of one type together (see `GROUPS`)."""
+    """Headlines answered by several complete runs of one type together (an entry's ``group``)."""
     out: list[Story] = []
-    for kind in GROUPS.names():
-        same = [r for r in runs if run_type(r) == kind and r.status == "complete"]
+    for entry in entries():
+        if entry.group is None:
+            continue
+        same = [r for r in runs if entry.answers(r) and r.status == "complete"]
         if len(same) > 1 and all(isinstance(r.metrics, dict) for r in same):
-            out += [Story(h, members) for h, members in GROUPS.get(kind)(same)]
+            out += [Story(h, members) for h, members in entry.group(same)]
     return out
 
 

@@ -41,8 +41,12 @@ from wirelab.sweep.grid import DEFAULT_MAX_POINTS
     default=None,
     help="Threads per point (OMP/MKL/torch); default: CPUs // workers.",
 )
-@click.option("--timeout", type=click.FloatRange(0, min_open=True), default=None,
-              help="Seconds before one attempt of a point is killed.")  # fmt: skip
+@click.option(
+    "--timeout",
+    type=click.FloatRange(0, min_open=True),
+    default=None,
+    help="Seconds before one attempt of a point is killed.",
+)
 @click.option("--out", required=True, type=click.Path(file_okay=False, path_type=Path))
 @click.option("--dry-run", is_flag=True, help="List the points and their commands; run nothing.")
 @click.option(

@@ -141,8 +141,9 @@ def run_sweep(
     With a ``[batch]`` table in the grid (and ``batch=True``), unfinished points that differ
     only in the batch key run as one command each group (`wirelab.sweep.batch`).
     """
-    runner = make_backend(grid, backend, workers=workers, threads=threads, address=address,
-                          timeout=timeout)  # fmt: skip
+    runner = make_backend(
+        grid, backend, workers=workers, threads=threads, address=address, timeout=timeout
+    )
     console = console or Console(stderr=True)
     t0 = time.perf_counter()
     config = {
@@ -193,8 +194,9 @@ def make_backend(
     if workers < 1:
         raise UsageError("--workers must be at least 1")
     threads = threads or threads_per_worker(workers)
-    return cls(workers=workers, threads=threads, retries=grid.retries, timeout=timeout,
-               address=address)  # fmt: skip
+    return cls(
+        workers=workers, threads=threads, retries=grid.retries, timeout=timeout, address=address
+    )
 
 
 def plan_sweep(grid: Grid, out: Path, batch: bool) -> SweepPlan:

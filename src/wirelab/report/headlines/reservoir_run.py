@@ -1,0 +1,136 @@
+"""The reservoir's headline (``wirelab reservoir run``): does the connectome score better on its
+task than its null networks?
+
+The run's ``metrics.json`` holds ``summary[task]`` (`wirelab.reservoir.stats.summarize`): the
+connectome's score at its best alpha, the nulls' mean and sd at that alpha, the empirical p-value
+(with ``n_nulls`` nulls the smallest p is ``1 / (n_nulls + 1)``), z, and p with every network at
+its own best alpha. The verdict: yes if the score is better than the null mean with p <= `ALPHA`,
+not resolved if better with a larger p, no if not better.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from wirelab.anchors import anchors_for
+from wirelab.report.headlines.base import Comparison, Headline, HeadlineEntry
+from wirelab.report.headlines.values import dig, number, plural
+from wirelab.report.runs import Run
+
+ALPHA = 0.05  # p at or below this is called significant
+
+
+# --- names of the reservoir's tasks and null models, in words ---------------------------------
+# The only place the report names reservoir tasks and null models (to be read from their
+# registry entries once they carry their words).
+
+NULL_NAMES = {
+    "degree": "degree-preserving",
+    "erdos-renyi": "Erdos-Renyi",
+    "weights": "weight-shuffled",
+    "mirror": "left-right mirrored",
+}
+PREFERRED_TASKS = ("memory-capacity", "mackey-glass-84")  # the headline's task, if the run has it
+TASK_WORDS = {
+    "memory-capacity": "remember more",
+    "mackey-glass-84": "predict Mackey-Glass 84 steps ahead better",
+    "mackey-glass": "predict Mackey-Glass better",
+    "narma10": "model NARMA-10 better",
+}
+
+
+def task_words(task: str) -> str:
+    """What the connectome would do better on ``task``, as the question says it
+    (``remember more``); ``score better on TASK`` for a task without words."""
+    return TASK_WORDS.get(task, f"score better on {task}")
+
+
+def null_words(kind: str) -> str:
+    """The null model ``kind`` as the question names it (``degree-preserving``)."""
+    return NULL_NAMES.get(kind, kind)
+
+
+# --- the headline ---------------------------------------------------------------------------
+
+
+def _connectome(config: dict[str, Any]) -> str:
+    name = dig(config, "config", "connectome") or dig(config, "connectome") or "larva"
+    return "the larval connectome" if name == "larva" else f"the {name} connectome"
+
+
+def _p_text(p: float, n: int) -> str:
+    floor = 1 / (n + 1)
+    note = f"; the smallest p {n} nulls can give is {floor:.2g}" if p <= floor + 1e-12 else ""
+    return f"p = {p:.2g} ({plural(n, 'null')}{note})"
+
+
+def _verdict(s: dict[str, Any], score: float, metric: str, nulls: str) -> tuple[str, str, str]:
+    """(uncertainty, outcome, verdict) of the task's summary ``s`` for the connectome's
+    ``score``: the p-value against the nulls decides."""
+    mean, p, n = number(dig(s, "null_mean")), number(dig(s, "p_value")), dig(s, "n_nulls")
+    n = int(number(n) or 0)
+    if mean is None or p is None or n == 0:
+        return (
+            "no null networks in this run",
+            "info",
+            f"No comparison: the run has no {nulls} nulls (--nulls 0).",
+        )
+    hib = dig(s, "higher_is_better") is not False
+    z, p_own = number(dig(s, "z")), number(dig(s, "p_value_own_best_alpha"))
+    uncertainty = _p_text(p, n) + (f"; z = {z:+.2f}" if z is not None else "")
+    if p_own is not None:
+        uncertainty += f"; every network at its own best alpha: p = {p_own:.2g}"
+    better = score > mean if hib else score < mean
+    word = "above" if hib else "below"
+    if better and p <= ALPHA:
+        verdict = f"Yes: {score:.3g} is {word} the null mean {mean:.3g}, p = {p:.2g} ≤ {ALPHA}."
+        return uncertainty, "yes", verdict
+    if better:
+        verdict = (
+            f"Not shown: {score:.3g} is {word} the null mean {mean:.3g}, but p = {p:.2g} "
+            f"> {ALPHA} with {plural(n, 'null')}."
+        )
+        return uncertainty, "unresolved", verdict
+    return uncertainty, "no", f"No: {metric} {score:.3g} is not {word} the null mean {mean:.3g}."
+
+
+def reservoir(run: Run) -> Headline | None:
+    """The connectome's best-alpha score against its nulls at that alpha (`stats.summarize`)."""
+    summary = dig(run.metrics, "summary")
+    if not isinstance(summary, dict) or not summary:
+        return None
+    task = next((t for t in PREFERRED_TASKS if t in summary), sorted(summary)[0])
+    s = summary[task]
+    score, metric = number(dig(s, "connectome")), dig(s, "metric") or task
+    if score is None:
+        return None
+    kind = dig(run.config, "config", "null_models", 0) or "degree"
+    nulls = null_words(str(kind))
+    who = _connectome(run.config)
+    question = f"Does {who} {task_words(task)} than its {nulls} nulls?"
+    alpha = number(dig(s, "best_alpha"))
+    answer = f"{metric} {score:.3g}" + (f" at alpha {alpha:g}" if alpha is not None else "")
+    mean, sd = number(dig(s, "null_mean")), number(dig(s, "null_std"))
+    n = int(number(dig(s, "n_nulls")) or 0)
+    p = number(dig(s, "p_value"))
+    missing = [] if p is not None else [f"(metrics.json, summary.{task}.p_value)"]
+    comparisons = [Comparison(who.removeprefix("the "), f"{score:.3g}", "this run", True)]
+    if mean is not None:
+        comparisons.append(
+            Comparison(f"{nulls} nulls", f"{mean:.3g} ± {sd or 0:.2g}", f"mean ± sd of {n}, run")
+        )
+    comparisons += [Comparison.of(a) for a in anchors_for(task)]
+    uncertainty, outcome, verdict = _verdict(s, score, metric, nulls)
+    return Headline(
+        question,
+        answer,
+        uncertainty,
+        verdict,
+        outcome,
+        comparisons,
+        plots=("score_vs_alpha",),
+        missing=missing,
+    )
+
+
+RESERVOIR = HeadlineEntry("wirelab reservoir run", reservoir)
