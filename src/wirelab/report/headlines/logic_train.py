@@ -14,6 +14,7 @@ import math
 from typing import Any
 
 from wirelab.anchors import Anchor, anchors_for
+from wirelab.logic.circuit.backends import verification_figures
 from wirelab.report.headlines.base import Comparison, Headline, HeadlineEntry
 from wirelab.report.headlines.values import dig, number, pct, read_side_json, wilson
 from wirelab.report.runs import Run
@@ -78,18 +79,15 @@ def _fpga(run: Run) -> tuple[dict[str, Any], list[str]]:
 
 
 def verification_rows(run: Run) -> list[tuple[str, Any]]:
-    """The equivalence checks of the circuit's back ends, as evidence rows (label, value).
-
-    The only place the report names the back ends' verification keys (to loop over the circuit
-    back ends' entries once they carry them).
-    """
+    """The equivalence checks of the circuit's back ends, as evidence rows (label, value): the
+    overall verdict, then each labelled `VerifiedFigure` of `wirelab.logic.circuit.backends`."""
     m = run.metrics
     verify = read_side_json(run.path / "verify" / "verify.json") or {}
+    figures = [f for f in verification_figures() if f.label]
+    checks = ", ".join(dict.fromkeys(f.check[:1].upper() + f.check[1:] for f in figures))
     return [
-        ("verified (C, Verilog, formal)", dig(verify or m, "verified")),
-        ("C library checked on (images)", dig(m, "verified_c_images")),
-        ("Icarus Verilog checked on (images)", dig(m, "verified_verilog_images")),
-        ("formal proof", dig(m, "verified_formal")),
+        (f"verified ({checks})", dig(verify or m, "verified")),
+        *[(f.label, dig(m, f.key)) for f in figures],
     ]
 
 
