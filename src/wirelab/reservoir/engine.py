@@ -1,4 +1,5 @@
-"""Whole studies as one product per step: blocks of columns with their own inputs and lengths.
+"""The reservoir engine: every task's input blocks at every gain of every network, one product
+per step.
 
 A study runs several tasks (each with its own input sequences, channels and length) at every
 gain of the same networks. `run_blocks` advances all of them together: each `Block` contributes
@@ -16,11 +17,12 @@ own readout ``y = x[record] @ coef + intercept`` (per network, gain and sequence
 free-running prediction.
 
 The columns are kept in chunks (`products.ChunkedProduct`: the product and the elementwise
-update chunk by chunk; the input drive and bias of a block are computed for several steps at
+update chunk by chunk, implemented by scipy or torch as ``product`` says; `layout`: where each
+block's columns sit; the input drive and bias of a block are computed for several steps at
 once). Every operation is per column, the readout is summed over the recorded neurons row by
 row, and a column's product sums do not depend on the other columns (scipy's CSR kernel, and
 MKL's at its fixed chunk width), so a block gives bit-identical states alone or batched with
-others (`tests/reservoir/test_columns.py`). LIF units run each block through
+others (`tests/reservoir/test_engine.py`). LIF units run each block through
 `dynamics.Reservoir`'s reference loop.
 """
 
@@ -28,14 +30,22 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 
-from wirelab.errors import DivergenceError, UsageError
-from wirelab.reservoir.dynamics import Reservoir
+from wirelab.errors import UsageError
+from wirelab.reservoir.dynamics import (
+    Reservoir,
+    divergence_error,
+    gain_vector,
+    state_dtype,
+    transposed_block_diagonal,
+    weight_matrices,
+)
+from wirelab.reservoir.layout import BlockColumns, Recorder, spread
 from wirelab.reservoir.products import ChunkedProduct
 from wirelab.reservoir.units import LIFUnits, Units
 
@@ -79,7 +89,12 @@ class BlockRun:
     outputs: np.ndarray
 
 
-def _check(block: Block, m: int, g: int, n: int) -> tuple[np.ndarray, np.ndarray]:
+def check_block(
+    block: Block, networks: int, gains: int, neurons: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """A one-line `UsageError` for a block that does not fit M networks x G gains of N neurons;
+    else its inputs ``(T, B, K)`` as float64 and its recorded neurons (default all)."""
+    m, g, n = networks, gains, neurons
     w_in = np.asarray(block.w_in, dtype=np.float64)
     if w_in.ndim != 2 or w_in.shape[1] != n:
         raise UsageError(f"a block's w_in must be (K, N={n}), got {w_in.shape}")
@@ -104,87 +119,6 @@ def _check(block: Block, m: int, g: int, n: int) -> tuple[np.ndarray, np.ndarray
     return u, rec
 
 
-class _Col:
-    """One block's columns (local column ``j = b * G + g``) as segments of the state chunks."""
-
-    def __init__(
-        self, block: Block, u: np.ndarray, rec: np.ndarray, off: int, shape: tuple[int, int, int]
-    ) -> None:
-        self.block, self.u, self.rec, self.off = block, u, rec, off
-        self.m, self.n, self.g = shape
-        self.b = u.shape[1]
-        self.width = self.b * self.g
-        self.t_open = u.shape[0]
-        self.length = self.t_open + block.free
-        self.closed = block.coef is not None
-        if self.closed:
-            assert block.coef is not None and block.intercept is not None
-            self.coef_t = np.ascontiguousarray(np.swapaxes(block.coef, -1, -2))  # (M,G,B,K,P)
-            self.intercept = np.asarray(block.intercept, dtype=np.float64)
-        self.segs: list[tuple[int, int, int, int, int, np.ndarray]] = []
-
-    def place(self, widths: list[int]) -> None:
-        """Segments ``(chunk, lane lo, lane hi, local lo, local hi, b of each local column)``."""
-        start = 0
-        for k, w in enumerate(widths):
-            lo, hi = max(self.off, start), min(self.off + self.width, start + w)
-            if lo < hi:
-                local = np.arange(lo - self.off, hi - self.off)
-                self.segs.append(
-                    (k, lo - start, hi - start, lo - self.off, hi - self.off, local // self.g)
-                )
-            start += w
-
-    def get(self, chunks: list[np.ndarray], rows: np.ndarray | None = None) -> np.ndarray:
-        """The block's states ``(M, R, B*G)`` (``rows``: neurons, default all)."""
-        out = []
-        for k, lo, hi, *_ in self.segs:
-            v = chunks[k].reshape(self.m, self.n, -1)[:, :, lo:hi]
-            out.append(v if rows is None else v[:, rows])
-        return np.concatenate(out, axis=2)
-
-    def put(self, chunks: list[np.ndarray], state: np.ndarray) -> None:
-        """Write a public state ``(M, G, B, N)`` into the block's columns."""
-        local = np.asarray(state).transpose(0, 3, 2, 1).reshape(self.m, self.n, self.width)
-        for k, lo, hi, a, e, _ in self.segs:
-            chunks[k].reshape(self.m, self.n, -1)[:, :, lo:hi] = local[:, :, a:e]
-
-    def public(self, chunks: list[np.ndarray]) -> np.ndarray:
-        """The block's state as ``(M, G, B, N)``."""
-        x = self.get(chunks).reshape(self.m, self.n, self.b, self.g)
-        return x.transpose(0, 3, 2, 1).copy()
-
-    def readout(self, chunks: list[np.ndarray]) -> np.ndarray:
-        """``x[record] @ coef + intercept`` per network, gain and sequence: ``(M, G, B, K)``,
-        summed over the recorded neurons row by row (the same sums alone or batched)."""
-        xs = self.get(chunks, self.rec).reshape(self.m, self.rec.size, self.b, self.g)
-        xs = np.ascontiguousarray(xs.transpose(0, 3, 2, 1), dtype=np.float64)  # (M, G, B, P)
-        return (xs[:, :, :, None, :] * self.coef_t).sum(axis=-1) + self.intercept
-
-    def drive(self, t0: int, t1: int, win: np.ndarray, s_in: Any, bias: np.ndarray) -> np.ndarray:
-        """Open-loop drive plus bias ``(t1 - t0, N, B)``: ``s_in * sum_k W_in[k] u_k(t) + b``;
-        bias only at closed-loop steps (their feedback is added step by step)."""
-        d = np.zeros((t1 - t0, self.n, self.b), dtype=win.dtype)
-        hi = min(t1, self.t_open)
-        if t0 < hi:
-            u = self.u[t0:hi].astype(win.dtype)  # (T, B, K)
-            part = win[0][None, :, None] * u[:, None, :, 0]
-            for ch in range(1, u.shape[2]):
-                part += win[ch][None, :, None] * u[:, None, :, ch]
-            d[: hi - t0] = part * s_in
-        d += bias[None, :, None]
-        return d
-
-    def feedback(self, y: np.ndarray, win: np.ndarray, s_in: Any) -> np.ndarray:
-        """Closed-loop drive ``(M, N, B*G)`` of the readouts ``y`` ``(M, G, B, K)``."""
-        yt = y.astype(win.dtype).transpose(0, 2, 1, 3).reshape(self.m, 1, self.width, -1)
-        d = win[0][None, :, None] * yt[..., 0]  # (M, N, B*G)
-        for ch in range(1, yt.shape[-1]):
-            d += win[ch][None, :, None] * yt[..., ch]
-        d *= s_in
-        return d
-
-
 def run_blocks(
     weights: sp.spmatrix | Sequence[sp.spmatrix],
     alphas: Sequence[float] | np.ndarray,
@@ -192,189 +126,201 @@ def run_blocks(
     blocks: Sequence[Block],
     *,
     dtype: Any = np.float32,
-    backend: str = "auto",
+    product: str = "auto",
     settings: Mapping[str, Any] | None = None,
     check_every: int = 25,
 ) -> list[BlockRun]:
     """Advance every block at every gain of every network; one `BlockRun` per block, in order.
 
-    ``weights``: M normalised ``(N, N)`` ``[pre, post]`` matrices; ``alphas``: the G gains.
+    ``weights``: M normalised ``(N, N)`` ``[pre, post]`` matrices; ``alphas``: the G gains;
+    ``product``: the sparse product's implementation (`products.PRODUCTS`: ``auto``, ``scipy``,
+    ``torch``); ``settings``: extra key/values named in a `DivergenceError`.
     """
-    mats: list[Any] = [weights] if sp.issparse(weights) else list(weights)
-    alphas = np.atleast_1d(np.asarray(alphas, dtype=np.float64))
+    mats = weight_matrices(weights)
+    gains = gain_vector(alphas)
     if isinstance(units, LIFUnits):
-        return [_run_lif(mats, alphas, units, blk, settings) for blk in blocks]
-    res = Reservoir(
-        mats,
-        np.zeros((1, mats[0].shape[0])),
-        alphas=alphas,
-        units=units,
-        dtype=dtype,
-        settings=settings,
-    )  # validation, the block-diagonal matrix, the divergence message
-    m, n, g, dt = res.m, res.n, res.g, res.dtype
-    checked = [_check(blk, m, g, n) for blk in blocks]
-    order = sorted(range(len(blocks)), key=lambda i: -blocks[i].length)  # longest first
-    seq: list[_Col] = []
-    off = 0
-    for i in order:
-        seq.append(_Col(blocks[i], *checked[i], off, (m, n, g)))
-        off += seq[-1].width
-    prod = ChunkedProduct(res._wt, backend)
-    widths = prod.chunks(off)
-    edges = np.cumsum([0, *widths])
-    for c in seq:
-        c.place(widths)
-    x = [np.zeros((m * n, w), dtype=dt) for w in widths]
-    z = [np.empty_like(a) for a in x]
-    gain_all = np.zeros(edges[-1], dtype=dt)  # padding columns: gain 0
-    for c in seq:
-        gain_all[c.off : c.off + c.width] = np.tile(alphas, c.b)
-        if c.block.state0 is not None:
-            c.put(x, c.block.state0)
-    unit = bool(np.all(alphas == 1.0))
-    gains = [None if unit else gain_all[a:b] for a, b in itertools.pairwise(edges)]
-    win = [np.asarray(c.block.w_in, dtype=dt) for c in seq]
-    bias = np.broadcast_to(np.asarray(getattr(units, "bias", 0.0), dtype=dt), (n,)).copy()
-    s_in = dt.type(units.input_scaling)
-    rec = _Recorder(seq, widths, m, n, dt)
-    outputs = [np.empty((c.block.free + 1, m, g, c.b, c.u.shape[2])) for c in seq]
-    finals: list[np.ndarray | None] = [c.public(x) if c.length == 0 else None for c in seq]
-    feed: list[np.ndarray | None] = [None] * len(seq)  # closed-loop readouts, (M, G, B, K)
-    for j, c in enumerate(seq):
-        if c.closed and c.t_open == 0:
-            outputs[j][0] = feed[j] = c.readout(x)
-    total = seq[0].length if seq else 0
-    closed = [j for j, c in enumerate(seq) if c.closed]
-    ends: dict[int, list[int]] = {}
-    for j, c in enumerate(seq):
-        ends.setdefault(c.length - 1, []).append(j)
-    dbuf: dict[int, np.ndarray] = {}  # reused drive buffers per chunk, (span, N, W)
-    active, live, t0 = len(seq), len(widths), 0
-    with prod.one_thread(), np.errstate(over="ignore", invalid="ignore"):
-        while t0 < total:
-            span = max(1, min(SPAN, DRIVE_BYTES // (live * n * prod.width * dt.itemsize)))
-            t1 = min(total, t0 + span)
-            for k in range(live):
-                if k not in dbuf or dbuf[k].shape[0] < t1 - t0:
-                    dbuf[k] = np.zeros((t1 - t0, n, widths[k]), dtype=dt)
-            for j in range(active):
-                if m == 1 and seq[j].closed and t0 >= seq[j].t_open:
-                    continue  # closed loop: the drive is written step by step below
-                d = seq[j].drive(t0, t1, win[j], s_in, bias)  # (T, N, B)
-                for k, lo, hi, a, e, _ in seq[j].segs:
-                    _spread(dbuf[k][: t1 - t0, :, lo:hi], d, a, e, g)
-            for t in range(t0, t1):
-                if seq[active - 1].length <= t:
-                    while active and seq[active - 1].length <= t:
-                        active -= 1
-                    last = seq[active - 1]
-                    live = int(np.searchsorted(edges, last.off + last.width))
-                fed = [j for j in closed if seq[j].t_open <= t < seq[j].length]
-                fbs = [seq[j].feedback(np.asarray(feed[j]), win[j], s_in) for j in fed]
-                if m == 1:  # one network: the feedback joins the drive (one fused pass)
-                    for j, d3 in zip(fed, fbs, strict=True):
-                        for k, lo, hi, a, e, _ in seq[j].segs:
-                            np.add(d3[0, :, a:e], bias[:, None], out=dbuf[k][t - t0][:, lo:hi])
-                for k in range(live):
-                    prod.step(x[k], z[k], gains[k], dbuf[k][t - t0], m)
-                if m > 1:
-                    for j, d3 in zip(fed, fbs, strict=True):
-                        for k, lo, hi, a, e, _ in seq[j].segs:
-                            z[k].reshape(m, n, -1)[:, :, lo:hi] += d3[:, :, a:e]
-                for k in range(live):
-                    prod.activate(z[k], x[k], units.activation, units.leak)
-                x[:live], z[:live] = z[:live], x[:live]
-                check = (t + 1) % check_every == 0 or t == total - 1
-                if check and not all(np.all(np.isfinite(a)) for a in x[:live]):
-                    raise _diverged(res, t)
-                rec.record(t, x, live)
-                for j in closed:
-                    c = seq[j]
-                    if c.t_open <= t + 1 <= c.length:
-                        outputs[j][t + 1 - c.t_open] = feed[j] = c.readout(x)
-                for j in ends.get(t, ()):
-                    finals[j] = seq[j].public(x)
-            t0 = t1
-    runs: list[BlockRun | None] = [None] * len(seq)
-    for j, c in enumerate(seq):
-        out = outputs[j] if c.closed else outputs[j][:0]
-        runs[order[j]] = BlockRun(rec.states(j), np.asarray(finals[j]), out)
-    return [r for r in runs if r is not None]
+        return [_run_lif(mats, gains, units, blk, settings) for blk in blocks]
+    study = _Study(mats, gains, units, blocks, state_dtype(dtype), product, settings)
+    return study.run(check_every)
 
 
-def _spread(dst: np.ndarray, d: np.ndarray, a: int, e: int, g: int) -> None:
-    """``dst[..., j - a] = d[..., (j // g)]`` for local columns ``j`` in ``[a, e)`` (each
-    sequence's drive repeated over its G gains), by broadcasting whole runs of a sequence."""
-    j = a
-    while j < e:
-        b = j // g
-        stop = min(e, (b + 1) * g)
-        if stop - j == g and (e - j) // g > 1:  # several whole sequences at once
-            nb = (e - j) // g
-            view = dst[..., j - a : j - a + nb * g]
-            view.shape = (*view.shape[:-1], nb, g)  # raises rather than copy
-            view[...] = d[..., b : b + nb, None]
-            j += nb * g
-        else:
-            dst[..., j - a : stop - a] = d[..., b : b + 1]
-            j = stop
+class _Study:
+    """The state of one `run_blocks` call: every block's columns in chunks, stepped together.
 
+    Blocks are ordered longest first, so the blocks still running are always a prefix
+    (``active``) and so are the chunks holding them (``live``).
+    """
 
-class _Recorder:
-    """Recorded states per chunk (one row gather per chunk and step), split into blocks at the
-    end: chunk k keeps the union of its blocks' recorded rows over the union of their windows."""
+    def __init__(
+        self,
+        mats: list[sp.csr_matrix],
+        alphas: np.ndarray,
+        units: Units,
+        blocks: Sequence[Block],
+        dtype: np.dtype[Any],
+        product: str,
+        settings: Mapping[str, Any] | None,
+    ) -> None:
+        self.alphas, self.units, self.dtype = alphas, units, dtype
+        self.settings = dict(settings or {})
+        self.networks, self.neurons, self.gains = len(mats), mats[0].shape[0], alphas.size
+        shape = (self.networks, self.neurons, self.gains)
+        checked = [check_block(blk, self.networks, self.gains, self.neurons) for blk in blocks]
+        self.order = sorted(range(len(blocks)), key=lambda i: -blocks[i].length)
+        self.cols: list[BlockColumns] = []
+        offset = 0
+        for i in self.order:
+            self.cols.append(BlockColumns(blocks[i], *checked[i], offset, shape))
+            offset += self.cols[-1].width
+        self.product = ChunkedProduct(transposed_block_diagonal(mats, dtype), product)
+        self.widths = self.product.chunks(offset)
+        self.edges = np.cumsum([0, *self.widths])
+        for c in self.cols:
+            c.place(self.widths)
+        self._init_state()
+        self._init_loop()
 
-    def __init__(self, seq: list[_Col], widths: list[int], m: int, n: int, dt: Any) -> None:
-        self.seq, self.m, self.g = seq, m, seq[0].g if seq else 1
-        self.rows: list[np.ndarray] = []
-        self.window: list[tuple[int, int]] = []
-        self.buf: list[np.ndarray] = []
-        for k, w in enumerate(widths):
-            mine = [c for c in seq if c.t_open > c.block.washout and any(s[0] == k for s in c.segs)]
-            rows = (
-                np.unique(
-                    np.concatenate(
-                        [(np.arange(m)[:, None] * n + c.rec[None, :]).ravel() for c in mine]
-                    )
-                )
-                if mine
-                else np.zeros(0, dtype=np.int64)
+    def _init_state(self) -> None:
+        """The state chunks (zero, or a block's ``state0``), their gains and the input weights,
+        bias and scaling in the state precision."""
+        rows, dt = self.networks * self.neurons, self.dtype
+        self.x = [np.zeros((rows, w), dtype=dt) for w in self.widths]
+        self.z = [np.empty_like(a) for a in self.x]
+        column_gain = np.zeros(self.edges[-1], dtype=dt)  # padding columns: gain 0
+        for c in self.cols:
+            column_gain[c.offset : c.offset + c.width] = np.tile(self.alphas, c.sequences)
+            if c.block.state0 is not None:
+                c.put(self.x, c.block.state0)
+        unit = bool(np.all(self.alphas == 1.0))
+        self.chunk_gain = [
+            None if unit else column_gain[a:b] for a, b in itertools.pairwise(self.edges)
+        ]
+        self.w_in = [np.asarray(c.block.w_in, dtype=dt) for c in self.cols]
+        bias = np.asarray(getattr(self.units, "bias", 0.0), dtype=dt)
+        self.bias = np.broadcast_to(bias, (self.neurons,)).copy()
+        self.scaling = dt.type(self.units.input_scaling)
+
+    def _init_loop(self) -> None:
+        """The recorder, the closed-loop outputs and feedback, the final states, the steps at
+        which blocks end, and the drive buffers."""
+        self.recorder = Recorder(self.cols, self.widths, self.networks, self.neurons, self.dtype)
+        self.outputs = [
+            np.empty((c.block.free + 1, self.networks, self.gains, c.sequences, c.inputs.shape[2]))
+            for c in self.cols
+        ]
+        self.finals: list[np.ndarray | None] = [
+            c.public(self.x) if c.length == 0 else None for c in self.cols
+        ]
+        self.feed: list[np.ndarray | None] = [None] * len(self.cols)  # readouts, (M, G, B, K)
+        self.closed = [j for j, c in enumerate(self.cols) if c.closed]
+        for j in self.closed:
+            if self.cols[j].open_steps == 0:
+                self.outputs[j][0] = self.feed[j] = self.cols[j].readout(self.x)
+        self.ends: dict[int, list[int]] = {}
+        for j, c in enumerate(self.cols):
+            self.ends.setdefault(c.length - 1, []).append(j)
+        self.drive: dict[int, np.ndarray] = {}  # reused per chunk, (span, N, width)
+        self.active, self.live = len(self.cols), len(self.widths)
+
+    def run(self, check_every: int) -> list[BlockRun]:
+        """Every step of the longest block, the drive precomputed a few steps at a time."""
+        total = self.cols[0].length if self.cols else 0
+        t0 = 0
+        with self.product.one_thread(), np.errstate(over="ignore", invalid="ignore"):
+            while t0 < total:
+                t1 = min(total, t0 + self._span())
+                self._fill_drive(t0, t1)
+                for t in range(t0, t1):
+                    self._step(t, t0)
+                    check = (t + 1) % check_every == 0 or t == total - 1
+                    if check and not all(np.all(np.isfinite(a)) for a in self.x[: self.live]):
+                        raise divergence_error(t, self.units, self.alphas, self.settings)
+                    self._after_step(t)
+                t0 = t1
+        return self._runs()
+
+    def _span(self) -> int:
+        """Steps of drive to precompute: up to `SPAN`, the live chunks' drive under
+        `DRIVE_BYTES`."""
+        per_step = self.live * self.neurons * self.product.width * self.dtype.itemsize
+        return max(1, min(SPAN, DRIVE_BYTES // per_step))
+
+    def _fill_drive(self, t0: int, t1: int) -> None:
+        """Input drive plus bias of steps ``t0 .. t1`` for every live chunk, each sequence's drive
+        spread over its gains (one network: a closed-loop block's drive is written per step)."""
+        for chunk in range(self.live):
+            buf = self.drive.get(chunk)
+            if buf is None or buf.shape[0] < t1 - t0:
+                self.drive[chunk] = np.zeros((t1 - t0, self.neurons, self.widths[chunk]), self.dtype)
+        for j in range(self.active):
+            c = self.cols[j]
+            if self.networks == 1 and c.closed and t0 >= c.open_steps:
+                continue  # closed loop: the drive is written step by step
+            d = c.drive(t0, t1, self.w_in[j], self.scaling, self.bias)  # (T, N, B)
+            for seg in c.segments:
+                dst = self.drive[seg.chunk][: t1 - t0, :, seg.lane_lo : seg.lane_hi]
+                spread(dst, d, seg.local_lo, seg.local_hi, self.gains)
+
+    def _retire(self, t: int) -> None:
+        """Drop the blocks that ended before step ``t`` and the chunks they alone held."""
+        if self.cols[self.active - 1].length > t:
+            return
+        while self.active and self.cols[self.active - 1].length <= t:
+            self.active -= 1
+        last = self.cols[self.active - 1]
+        self.live = int(np.searchsorted(self.edges, last.offset + last.width))
+
+    def _step(self, t: int, t0: int) -> None:
+        """Step ``t``: product, gain, drive (and closed-loop feedback), activation and leak."""
+        self._retire(t)
+        fed = [j for j in self.closed if self.cols[j].open_steps <= t < self.cols[j].length]
+        feedback = [
+            self.cols[j].feedback(np.asarray(self.feed[j]), self.w_in[j], self.scaling) for j in fed
+        ]
+        if self.networks == 1:  # one network: the feedback joins the drive (one fused pass)
+            for j, fb in zip(fed, feedback, strict=True):
+                for seg in self.cols[j].segments:
+                    out = self.drive[seg.chunk][t - t0][:, seg.lane_lo : seg.lane_hi]
+                    np.add(fb[0, :, seg.local_lo : seg.local_hi], self.bias[:, None], out=out)
+        for chunk in range(self.live):
+            drive = self.drive[chunk][t - t0]
+            self.product.step(
+                self.x[chunk], self.z[chunk], self.chunk_gain[chunk], drive, self.networks
             )
-            lo = min((c.block.washout for c in mine), default=0)
-            hi = max((c.t_open for c in mine), default=0)
-            self.rows.append(rows)
-            self.window.append((lo, hi))
-            self.buf.append(np.empty((hi - lo, rows.size, w), dtype=dt))
+        if self.networks > 1:
+            for j, fb in zip(fed, feedback, strict=True):
+                for seg in self.cols[j].segments:
+                    z = self.z[seg.chunk].reshape(self.networks, self.neurons, -1)
+                    z[:, :, seg.lane_lo : seg.lane_hi] += fb[:, :, seg.local_lo : seg.local_hi]
+        for chunk in range(self.live):
+            self.product.activate(
+                self.z[chunk], self.x[chunk], self.units.activation, self.units.leak
+            )
+        live = self.live
+        self.x[:live], self.z[:live] = self.z[:live], self.x[:live]
 
-    def record(self, t: int, x: list[np.ndarray], live: int) -> None:
-        for k in range(live):
-            lo, hi = self.window[k]
-            if lo <= t < hi:
-                np.take(x[k], self.rows[k], axis=0, out=self.buf[k][t - lo])
+    def _after_step(self, t: int) -> None:
+        """Record step ``t``, read out the closed-loop blocks, keep the final states of the
+        blocks that end here."""
+        self.recorder.record(t, self.x, self.live)
+        for j in self.closed:
+            c = self.cols[j]
+            if c.open_steps <= t + 1 <= c.length:
+                self.outputs[j][t + 1 - c.open_steps] = self.feed[j] = c.readout(self.x)
+        for j in self.ends.get(t, ()):
+            self.finals[j] = self.cols[j].public(self.x)
 
-    def states(self, j: int) -> np.ndarray:
-        """Block ``j``'s recorded states ``(T - washout, M, G, B, P)``."""
-        c = self.seq[j]
-        p = c.rec.size
-        out = np.empty((c.t_open - c.block.washout, self.m, p, c.width), dtype=self.buf[0].dtype)
-        for k, lo, hi, a, e, _ in c.segs if out.shape[0] else ():
-            rows = (np.arange(self.m)[:, None] * c.n + c.rec[None, :]).ravel()
-            pos = np.searchsorted(self.rows[k], rows)
-            start = self.window[k][0]
-            part = self.buf[k][c.block.washout - start : c.t_open - start][:, pos, lo:hi]
-            out[..., a:e] = part.reshape(-1, self.m, p, e - a)
-        return out.reshape(-1, self.m, p, c.b, self.g).transpose(0, 1, 4, 3, 2)
-
-
-def _diverged(res: Reservoir, step: int) -> DivergenceError:
-    settings = {**asdict(res.units), "alphas": [float(a) for a in res.alphas], **res.settings}
-    text = ", ".join(f"{k}={v}" for k, v in settings.items())
-    return DivergenceError(f"reservoir diverged (NaN/inf) at step {step}; {text}")
+    def _runs(self) -> list[BlockRun]:
+        """One `BlockRun` per block, in the caller's order."""
+        runs: list[BlockRun | None] = [None] * len(self.cols)
+        for j, c in enumerate(self.cols):
+            out = self.outputs[j] if c.closed else self.outputs[j][:0]
+            runs[self.order[j]] = BlockRun(self.recorder.states(j), np.asarray(self.finals[j]), out)
+        return [r for r in runs if r is not None]
 
 
 def _run_lif(
-    mats: list[Any],
+    mats: list[sp.csr_matrix],
     alphas: np.ndarray,
     units: LIFUnits,
     block: Block,

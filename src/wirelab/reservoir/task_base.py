@@ -1,8 +1,8 @@
 """What every task shares: the `Setup`, the `TaskResult`, input weights, NRMSE, the readout fit.
 
 A task is a function ``(setup, **sizes)`` that either returns a `TaskResult` or is a generator
-(a *plan*): it yields lists of `columns.Block` (its input sequences), receives one
-`columns.BlockRun` per block, may yield again (e.g. closed-loop runs after fitting a readout),
+(a *plan*): it yields lists of `engine.Block` (its input sequences), receives one
+`engine.BlockRun` per block, may yield again (e.g. closed-loop runs after fitting a readout),
 and finally returns its `TaskResult`. `tasks.run_tasks` runs the plans of several tasks together,
 each round's blocks of every task as columns of one product per step.
 
@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from wirelab.reservoir.columns import Block, BlockRun
+from wirelab.reservoir.engine import Block, BlockRun
 from wirelab.reservoir.readout import RidgeAccumulator
 from wirelab.reservoir.units import LIFUnits, Units
 
@@ -47,7 +47,7 @@ Plan = Generator[list[Block], list[BlockRun], "TaskResult"]
 class Setup:
     """What every task needs; ``weights`` are normalised, gain-free ``(N, N)`` ``[pre, post]``.
 
-    ``backend`` is the product back end of `columns.run_blocks` (``auto``, ``scipy``, ``torch``)
+    ``backend`` is the product back end of `engine.run_blocks` (``auto``, ``scipy``, ``torch``)
     and ``dtype`` its state precision. float64 by default: float32 states (rounding 6e-8 per
     step) were measured to corrupt readouts near and above the critical gain (larval connectome,
     182 DN-VNC neurons, train 3,000: Lorenz NRMSE 0.058 in float32 vs 4.3e-4 in float64 and in

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from wirelab.errors import UsageError
-from wirelab.reservoir.columns import Block
+from wirelab.reservoir.engine import Block
 from wirelab.reservoir.readout import RidgeClassifier
 from wirelab.reservoir.task_base import (
     GRID,

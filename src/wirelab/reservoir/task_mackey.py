@@ -12,7 +12,7 @@ readouts, one per lambda of `FREE_GRID`, are fitted on the training steps before
 region; each is run free from ``val_segments`` segments that start in the region (warm-up and
 horizon inside the training part); the lambda with the smallest validation NRMSE_84 is refitted
 on all training steps and run from the test segments. All candidates of every network and gain
-run as columns of one product per step (`columns.run_blocks`).
+run as columns of one product per step (`engine.run_blocks`).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from functools import lru_cache
 import numpy as np
 
 from wirelab.errors import UsageError
-from wirelab.reservoir.columns import Block
+from wirelab.reservoir.engine import Block
 from wirelab.reservoir.task_base import (
     TRAIN,
     Plan,

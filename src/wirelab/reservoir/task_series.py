@@ -24,7 +24,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from wirelab.reservoir.columns import Block
+from wirelab.reservoir.engine import Block
 from wirelab.reservoir.task_base import (
     TRAIN,
     Plan,

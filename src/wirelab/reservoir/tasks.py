@@ -18,7 +18,7 @@ sqrt(mean((y_hat - y)^2)) / std(y).
 Whole studies: `run_tasks` runs several tasks on the same networks and gains together: the
 tasks are plans that yield blocks of input sequences (`task_base`), and every round's blocks of
 every task become the columns of ONE sparse-times-dense product per step
-(`columns.run_blocks`). Each column's arithmetic does not depend on the others, so a task's
+(`engine.run_blocks`). Each column's arithmetic does not depend on the others, so a task's
 result is bit for bit the same run alone (`run_task`) or in a study.
 """
 
@@ -29,7 +29,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, cast
 
 from wirelab.registry import Registry
-from wirelab.reservoir.columns import BlockRun, run_blocks
+from wirelab.reservoir.engine import BlockRun, run_blocks
 from wirelab.reservoir.task_base import (
     TRAIN,
     Plan,
@@ -59,7 +59,7 @@ __all__ = [
     "run_tasks",
 ]
 
-Runner = Callable[..., list[BlockRun]]  # `columns.run_blocks`'s signature
+Runner = Callable[..., list[BlockRun]]  # `engine.run_blocks`'s signature
 
 TASKS = Registry[Callable[..., Any]]("task")
 TASKS.add("memory-capacity", memory_capacity_plan, "sum of squared delay-k recall correlations")
@@ -80,7 +80,7 @@ def run_tasks(
 
     A task registered as a plain function (returning a `TaskResult`) runs on its own; plans
     (generators) run together, one product per step for all their blocks of a round.
-    ``runner`` replaces `columns.run_blocks` (a benchmark runs the same plans on another engine).
+    ``runner`` replaces `engine.run_blocks` (a benchmark runs the same plans on another engine).
     """
     params = params or {}
     done: dict[str, TaskResult] = {}
@@ -119,7 +119,7 @@ def run_plans(
             setup.alphas,
             setup.units,
             blocks,
-            backend=setup.backend,
+            product=setup.backend,
             dtype=setup.dtype,
             settings=setup.settings,
         )
