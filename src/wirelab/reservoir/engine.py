@@ -251,7 +251,9 @@ class _Study:
         for chunk in range(self.live):
             buf = self.drive.get(chunk)
             if buf is None or buf.shape[0] < t1 - t0:
-                self.drive[chunk] = np.zeros((t1 - t0, self.neurons, self.widths[chunk]), self.dtype)
+                self.drive[chunk] = np.zeros(
+                    (t1 - t0, self.neurons, self.widths[chunk]), self.dtype
+                )
         for j in range(self.active):
             c = self.cols[j]
             if self.networks == 1 and c.closed and t0 >= c.open_steps:

@@ -16,15 +16,8 @@ import numpy as np
 from wirelab.errors import UsageError
 from wirelab.reservoir.engine import Block
 from wirelab.reservoir.readout import RidgeClassifier
-from wirelab.reservoir.task_base import (
-    GRID,
-    Plan,
-    Setup,
-    TaskResult,
-    choose_lambda,
-    input_weights,
-    lambda_detail,
-)
+from wirelab.reservoir.tasks.base import Metric, Plan, Setup, Task, TaskResult, input_weights
+from wirelab.reservoir.tasks.fitting import GRID, choose_lambda, lambda_detail
 
 
 def decision_plan(
@@ -83,3 +76,12 @@ def decision_plan(
             **lambda_detail("decision", lam, edge),
         },
     )
+
+
+TASK = Task(
+    decision_plan,
+    (Metric("accuracy", higher_is_better=True),),
+    quick={"trials": 120},
+    network_detail=("accuracy_by_strength", "strengths"),
+    needs_sides=True,
+)
