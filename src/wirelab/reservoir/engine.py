@@ -17,8 +17,8 @@ own readout ``y = x[record] @ coef + intercept`` (per network, gain and sequence
 free-running prediction.
 
 The columns are kept in chunks (`products.ChunkedProduct`: the product and the elementwise
-update chunk by chunk, implemented by scipy or torch as ``product`` says; `layout`: where each
-block's columns sit; the input drive and bias of a block are computed for several steps at
+update chunk by chunk, implemented by scipy or torch as ``product`` says; `blocks`: the blocks
+and where their columns sit; the input drive and bias of a block are computed for several steps at
 once). Every operation is per column, the readout is summed over the recorded neurons row by
 row, and a column's product sums do not depend on the other columns (scipy's CSR kernel, and
 MKL's at its fixed chunk width), so a block gives bit-identical states alone or batched with
@@ -30,13 +30,13 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 
 from wirelab.errors import UsageError
+from wirelab.reservoir.blocks import Block, BlockColumns, BlockRun, Recorder, spread
 from wirelab.reservoir.dynamics import (
     Reservoir,
     divergence_error,
@@ -45,48 +45,13 @@ from wirelab.reservoir.dynamics import (
     transposed_block_diagonal,
     weight_matrices,
 )
-from wirelab.reservoir.layout import BlockColumns, Recorder, spread
 from wirelab.reservoir.products import ChunkedProduct
 from wirelab.reservoir.units import LIFUnits, Units
 
+__all__ = ["Block", "BlockRun", "check_block", "run_blocks"]
+
 DRIVE_BYTES = 32 * 2**20  # the precomputed drive of all chunks stays under this
 SPAN = 4  # steps of drive precomputed at once (more: the buffers leave the cache)
-
-
-@dataclass
-class Block:
-    """B input sequences on the block's own K channels, run at every gain of every network.
-
-    ``inputs`` ``(T, B, K)`` are the teacher-forced steps (T may be 0 with a ``state0``);
-    ``record`` the neurons whose states are kept for ``t >= washout``; ``state0`` an initial
-    public state ``(M, G, B, N)``; ``free`` closed-loop steps after the teacher-forced ones, fed
-    by the readout ``coef`` ``(M, G, B, P, K)`` of the recorded neurons plus ``intercept``
-    ``(M, G, B, K)``.
-    """
-
-    w_in: np.ndarray
-    inputs: np.ndarray
-    record: np.ndarray | None = None
-    washout: int = 0
-    state0: np.ndarray | None = None
-    free: int = 0
-    coef: np.ndarray | None = None
-    intercept: np.ndarray | None = None
-
-    @property
-    def length(self) -> int:
-        return int(self.inputs.shape[0]) + self.free
-
-
-@dataclass
-class BlockRun:
-    """``states`` ``(T - washout, M, G, B, P)``; ``final`` ``(M, G, B, N)``; ``outputs``
-    ``(free + 1, M, G, B, K)``: the readout after the teacher-forced steps and after each
-    closed-loop step (empty without ``coef``)."""
-
-    states: np.ndarray
-    final: np.ndarray
-    outputs: np.ndarray
 
 
 def check_block(

@@ -16,18 +16,16 @@ import os
 import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 
+from wirelab.reservoir.config import ResolvedExperiment
 from wirelab.reservoir.nulls import NULLS, make_null, match_radius
 from wirelab.reservoir.stats import summarize
 from wirelab.reservoir.tasks import Setup, Task, TaskResult, run_plans
 from wirelab.reservoir.weights import normalize, spectral_radius
-
-if TYPE_CHECKING:
-    from wirelab.reservoir.experiment import ResolvedExperiment
 
 Progress = Callable[[int, int, str], None]  # (done, total, what)
 _BLAS_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")

@@ -1,22 +1,58 @@
-"""Where each block's state columns sit in the chunks of `engine.run_blocks`, and what they record.
+"""Blocks of input sequences (`Block`), their runs (`BlockRun`), and where each block's state
+columns sit in the chunks of `engine.run_blocks` and what they record.
 
-The engine keeps the state of every block as columns of a few C-contiguous chunks, each
-``(M*N, width)`` (`products.ChunkedProduct.chunks`). A block of B sequences run at G gains owns
-``B * G`` consecutive columns from its ``offset``, local column ``j = b * G + g``; the chunk
-boundaries cut them into `Segment` s. `BlockColumns` reads and writes a block's state through
-its segments (public layout ``(M, G, B, N)``), computes its input drive and, for a closed-loop
-block, its readout and the feedback of that readout. `Recorder` keeps the recorded neurons'
-states per chunk (one row gather per chunk and step) and splits them into blocks at the end.
-"""
+A `Block` is what a task asks the engine to run: B input sequences on its own K channels, run
+at every gain of every network, perhaps continued in closed loop. The engine keeps the state of
+every block as columns of a few C-contiguous chunks, each ``(M*N, width)``
+(`products.ChunkedProduct.chunks`). A block of B sequences run at G gains owns ``B * G``
+consecutive columns from its ``offset``, local column ``j = b * G + g``; the chunk boundaries
+cut them into `Segment` s. `BlockColumns` reads and writes a block's state through its segments
+(public layout ``(M, G, B, N)``), computes its input drive and, for a closed-loop block, its
+readout and the feedback of that readout. `Recorder` keeps the recorded neurons' states per
+chunk (one row gather per chunk and step) and splits them into blocks at the end."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, NamedTuple
+from dataclasses import dataclass
+from typing import Any, NamedTuple
 
 import numpy as np
 
-if TYPE_CHECKING:
-    from wirelab.reservoir.engine import Block
+
+@dataclass
+class Block:
+    """B input sequences on the block's own K channels, run at every gain of every network.
+
+    ``inputs`` ``(T, B, K)`` are the teacher-forced steps (T may be 0 with a ``state0``);
+    ``record`` the neurons whose states are kept for ``t >= washout``; ``state0`` an initial
+    public state ``(M, G, B, N)``; ``free`` closed-loop steps after the teacher-forced ones, fed
+    by the readout ``coef`` ``(M, G, B, P, K)`` of the recorded neurons plus ``intercept``
+    ``(M, G, B, K)``.
+    """
+
+    w_in: np.ndarray
+    inputs: np.ndarray
+    record: np.ndarray | None = None
+    washout: int = 0
+    state0: np.ndarray | None = None
+    free: int = 0
+    coef: np.ndarray | None = None
+    intercept: np.ndarray | None = None
+
+    @property
+    def length(self) -> int:
+        return int(self.inputs.shape[0]) + self.free
+
+
+@dataclass
+class BlockRun:
+    """``states`` ``(T - washout, M, G, B, P)``; ``final`` ``(M, G, B, N)``; ``outputs``
+    ``(free + 1, M, G, B, K)``: the readout after the teacher-forced steps and after each
+    closed-loop step (empty without ``coef``)."""
+
+    states: np.ndarray
+    final: np.ndarray
+    outputs: np.ndarray
 
 
 class Segment(NamedTuple):
