@@ -24,6 +24,11 @@ row, and a column's product sums do not depend on the other columns (scipy's CSR
 MKL's at its fixed chunk width), so a block gives bit-identical states alone or batched with
 others (`tests/reservoir/test_engine.py`). LIF units run each block through
 `dynamics.Reservoir`'s reference loop.
+
+`run_blocks` in steps (`_Study`): check every block (`check_block`) and lay out its columns;
+then, a few steps at a time, precompute the drive (`_fill_drive`), and per step retire the
+blocks that ended, advance the live chunks (`_step`: product, gain, drive or closed-loop
+feedback, activation, leak), check for divergence, record and read out (`_after_step`).
 """
 
 from __future__ import annotations

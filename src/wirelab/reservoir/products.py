@@ -13,9 +13,7 @@ Implementations (`PRODUCTS`, the ``product`` of `engine.run_blocks`):
   columns). MKL picks its kernel by the number of columns (for float32, 4, 8, ..., 24 columns
   round differently from 1-3 or 25+), so one fixed width keeps every column's sums independent
   of the columns beside it; 16 columns are whole SIMD vectors, so the elementwise kernels treat
-  every lane alike. Measured on the larval matrix (one core, 2-core machine under load ~2): MKL
-  8.5 us per column and step in float32, 21.6 in float64, about the same at 16, 32 or 64
-  columns; scipy 25-30 and 41-46.
+  every lane alike (the measured cost per column and step, against scipy's: docs/reservoir.md).
 - ``"scipy"``: scipy's CSR kernel (a plain loop per column) and numpy ufuncs, chunks of up to 256
   columns (the chunks only bound the working set).
 

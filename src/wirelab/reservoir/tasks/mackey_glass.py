@@ -119,6 +119,8 @@ class _Layout:
 def _layout(
     train: int, test: int, washout: int, horizon: int, segments: int, warm: int, val_segments: int
 ) -> _Layout:
+    """The series long enough for the one-step part and the test segments, z-scored on the
+    training part, and where the validation and test segments start."""
     span = warm + horizon
     val_starts = validation_starts(train, washout, warm, horizon, val_segments)
     length = washout + train + test + 1

@@ -25,6 +25,9 @@ def memory_capacity_plan(
     washout: int = 100,
     folds: int = 3,
 ) -> Plan:
+    """``k_max`` delays recalled from ``u`` after ``washout`` steps: ``scores`` ``(M, G)`` the
+    memory capacity, ``detail["per_delay"]`` ``(M, G, k_max)`` each delay's squared
+    correlation."""
     rng = np.random.default_rng(setup.seed)
     length = washout + k_max + train + test
     u = rng.uniform(-0.8, 0.8, length)

@@ -26,6 +26,8 @@ from wirelab.reservoir.timeseries import narma10_series
 def narma_plan(
     setup: Setup, *, train: int = TRAIN, test: int = 400, washout: int = 100, folds: int = 3
 ) -> Plan:
+    """NARMA-10 ``y(t+1)`` from the states at step ``t``: ``scores`` ``(M, G)`` the NRMSE on
+    ``test`` held-out steps."""
     length = washout + train + test + 1
     u, y = narma10_series(length, setup.seed)
     w_in = input_weights(setup.n, [setup.inputs], setup.seed, True)
