@@ -6,8 +6,8 @@ free running with its lambda chosen on validation segments, decision, Lorenz-63)
 default sizes, the 182 DN-VNC neurons read out, row normalisation, input scaling 0.3, a random
 per-neuron bias U[-0.2, 0.2], seed 0.
 
-- wirelab: per network, `tasks.run_tasks`: every task's sequences at every gain as columns of one
-  sparse product per step (`columns.run_blocks`, MKL through torch, float64 states).
+- wirelab: per network, `tasks.run_plans`: every task's sequences at every gain as columns of one
+  sparse product per step (`engine.run_blocks`, MKL through torch, float64 states).
 - reservoirpy: the same task plans (inputs, readout fitting with the same CV and lambda grid,
   scoring), but every block of input sequences is run the way a reservoirpy user runs it: one
   ``reservoirpy.nodes.Reservoir`` per network, gain and input layout (``W`` given as
@@ -40,10 +40,10 @@ import scipy.sparse as sp
 from threadpoolctl import threadpool_limits
 
 from wirelab.data import load_larva
-from wirelab.reservoir.columns import Block, BlockRun, run_blocks
+from wirelab.reservoir.engine import Block, BlockRun, run_blocks
 from wirelab.reservoir.nulls import make_null
 from wirelab.reservoir.populations import parse_population
-from wirelab.reservoir.tasks import TASKS, Setup, run_tasks
+from wirelab.reservoir.tasks import TASKS, Setup, run_plans
 from wirelab.reservoir.units import Units
 from wirelab.reservoir.weights import as_csr, normalize
 
@@ -55,7 +55,7 @@ def rpy_blocks(
     blocks: Sequence[Block],
     **_: Any,
 ) -> list[BlockRun]:
-    """`columns.run_blocks` done with reservoirpy nodes, one per network, gain and input layout."""
+    """`engine.run_blocks` done with reservoirpy nodes, one per network, gain and input layout."""
     from reservoirpy.nodes import Reservoir as RpyReservoir
 
     out = []
@@ -128,7 +128,7 @@ def main() -> None:
     inputs = parse_population(con, "sensory")
     bias = np.random.default_rng([0, 0xB1A5]).uniform(-0.2, 0.2, con.n)
     alphas = np.linspace(0.2, 2.0, args.gains) if args.gains > 1 else np.array([1.0])
-    names = list(TASKS)
+    tasks = {name: TASKS.get(name) for name in TASKS}
     sized = ("memory-capacity", "narma10", "mackey-glass", "lorenz")
     params = {t: {"train": args.train} for t in sized} if args.train else {}
 
@@ -141,11 +141,11 @@ def main() -> None:
 
     sides: dict[str, dict[str, Any]] = {}
     with threadpool_limits(1):
-        run_tasks(["narma10"], setup(nets[0]), {"narma10": {"train": 50, "test": 20}})  # warm-up
+        TASKS.get("narma10")(setup(nets[0]), train=50, test=20)  # warm-up
         for side, runner in (("wirelab", run_blocks), ("reservoirpy", rpy_blocks)):
             clock = [0.0]
             t0, w0 = time.process_time(), time.perf_counter()
-            scores = [run_tasks(names, setup(w), params, runner=timed(runner, clock)) for w in nets]
+            scores = [run_plans(tasks, setup(w), params, runner=timed(runner, clock)) for w in nets]
             sides[side] = {
                 "cpu_s": time.process_time() - t0,
                 "wall_s": time.perf_counter() - w0,
@@ -154,7 +154,7 @@ def main() -> None:
             }
     wl, rp = sides["wirelab"], sides["reservoirpy"]
     diff = {}
-    for name in names:
+    for name in tasks:
         a = np.array([r[name].scores for r in wl["scores"]])
         b = np.array([r[name].scores for r in rp["scores"]])
         diff[name] = float(np.max(np.abs(a - b) / np.maximum(np.abs(b), 1e-12)))
@@ -163,7 +163,7 @@ def main() -> None:
             {
                 "networks": len(nets),
                 "gains": int(alphas.size),
-                "tasks": names,
+                "tasks": list(tasks),
                 "train": args.train or "task defaults",
                 "wirelab_cpu_s": round(wl["cpu_s"], 2),
                 "reservoirpy_cpu_s": round(rp["cpu_s"], 2),

@@ -9,19 +9,15 @@ from scipy.stats import ortho_group
 
 from wirelab.errors import UsageError
 from wirelab.reservoir.dynamics import Units
-from wirelab.reservoir.task_base import GRID, choose_lambda, edge_warnings, fit_readout
-from wirelab.reservoir.task_mackey import FREE_GRID, validation_starts
-from wirelab.reservoir.tasks import (
-    TASKS,
-    Setup,
-    decision,
-    lorenz,
-    mackey_glass_task,
-    memory_capacity,
-    narma,
-    run_task,
-    run_tasks,
-)
+from wirelab.reservoir.tasks import TASKS, Setup, run_plans
+from wirelab.reservoir.tasks.fitting import GRID, choose_lambda, edge_warnings, fit_readout
+from wirelab.reservoir.tasks.mackey_glass import FREE_GRID, validation_starts
+
+memory_capacity = TASKS.get("memory-capacity")  # each entry runs its task alone when called
+narma = TASKS.get("narma10")
+mackey_glass_task = TASKS.get("mackey-glass")
+decision = TASKS.get("decision")
+lorenz = TASKS.get("lorenz")
 
 
 def test_linear_orthogonal_reservoir_memory_capacity_near_its_size() -> None:
@@ -93,7 +89,7 @@ def test_decision_is_above_chance_with_direct_readout() -> None:
 
 def test_bad_task_and_missing_populations(small: Setup) -> None:
     with pytest.raises(UsageError, match=r"unknown task 'xor'; choose one of: memory-capacity"):
-        run_task("xor", small)
+        TASKS.get("xor")
     with pytest.raises(UsageError, match="left and right"):
         decision(Setup(small.weights, small.alphas, small.inputs, small.outputs))
 
@@ -118,15 +114,15 @@ def _same(a: object, b: object) -> None:
         assert a == b
 
 
-@pytest.mark.parametrize("backend", ["torch", "scipy"])
+@pytest.mark.parametrize("product", ["torch", "scipy"])
 def test_a_study_in_one_product_equals_each_task_alone_bit_for_bit(
-    small: Setup, backend: str
+    small: Setup, product: str
 ) -> None:
-    setup = dataclasses.replace(small, backend=backend, units=Units("tanh", 1.0, 0.5, 0.1))
-    together = run_tasks(list(TASKS), setup, SMALL)
+    setup = dataclasses.replace(small, product=product, units=Units("tanh", 1.0, 0.5, 0.1))
+    together = run_plans({name: TASKS.get(name) for name in TASKS}, setup, SMALL)
     assert list(together) == list(TASKS)
     for name in TASKS:
-        alone = run_task(name, setup, **SMALL[name])
+        alone = TASKS.get(name)(setup, **SMALL[name])
         np.testing.assert_array_equal(together[name].scores, alone.scores)
         _same(together[name].detail, alone.detail)
         assert together[name].definition == alone.definition

@@ -115,7 +115,7 @@ CONNECTOME_OPTION = click.option(
 @click.option(
     "--null-model",
     "null_models",
-    default="degree",
+    default=",".join(DEFAULTS.null_models),
     show_default=True,
     help=f"Comma list of {', '.join(NULLS.names())}.",
 )

@@ -1,4 +1,9 @@
-"""The batched reservoir engine: M matrices x G gains x B input sequences advanced together.
+"""`Reservoir`: M matrices x G gains x B input sequences advanced together, one call per step.
+
+The stepped counterpart of `engine.run_blocks` (which runs whole input blocks of every task at
+once): the fly's controller steps it, LIF units run through its reference loop, and its helpers
+(`weight_matrices`, `gain_vector`, `state_dtype`, `transposed_block_diagonal`,
+`divergence_error`) check the inputs and build the product for both.
 
 The units and their reference single-step updates (`esn_step`, `lif_step`, equations there) are in
 `wirelab.reservoir.units`. `Reservoir` advances M weight matrices ``W[pre, post]`` (e.g. the
@@ -26,7 +31,6 @@ import scipy.sparse as sp
 from wirelab.errors import DivergenceError, UsageError
 from wirelab.reservoir.units import LIFState, LIFUnits, Units, lif_step
 
-BACKENDS = ("auto", "scipy")  # one back end; the keyword stays for existing callers
 RATE_UNITS = Units()
 
 
@@ -35,6 +39,60 @@ def _brief(value: Any) -> str:
     if isinstance(value, np.ndarray) and value.size > 4:
         return f"array{value.shape} in [{value.min():.3g}, {value.max():.3g}]"
     return str(value)
+
+
+def weight_matrices(
+    weights: sp.spmatrix | np.ndarray | Sequence[sp.spmatrix | np.ndarray],
+) -> list[sp.csr_matrix]:
+    """One matrix or a sequence of M, as float64 CSR ``(N, N)`` ``[pre, post]`` (all one N)."""
+    single = sp.issparse(weights) or isinstance(weights, np.ndarray)
+    mats: list[Any] = [weights] if single else list(weights)
+    if not mats:
+        raise UsageError("Reservoir needs at least one weight matrix")
+    csr = [sp.csr_matrix(m, dtype=np.float64) for m in mats]
+    n = csr[0].shape[0]
+    for m in csr:
+        if m.shape != (n, n):
+            raise UsageError(f"every weight matrix must be ({n}, {n}) [pre, post], got {m.shape}")
+    return csr
+
+
+def gain_vector(alphas: float | Sequence[float] | np.ndarray) -> np.ndarray:
+    """The G global gains as a finite float64 ``(G,)`` vector."""
+    out = np.atleast_1d(np.asarray(alphas, dtype=np.float64))
+    if out.ndim != 1 or not np.all(np.isfinite(out)):
+        raise UsageError("alphas must be a finite 1-D sequence")
+    return out
+
+
+def state_dtype(dtype: Any) -> np.dtype[Any]:
+    """The state precision: float32 or float64."""
+    out = np.dtype(dtype)
+    if out not in (np.float32, np.float64):
+        raise UsageError("dtype must be float32 or float64")
+    return out
+
+
+def transposed_block_diagonal(mats: Sequence[sp.csr_matrix], dtype: Any) -> sp.csr_matrix:
+    """``Wt`` ``(M*N, M*N)``: the block-diagonal of the ``W_m.T`` (rows post, columns pre), in
+    ``dtype`` with sorted indices, so ``Wt @ X`` advances every model's state columns at once."""
+    wt = sp.block_diag([m.T for m in mats], format="csr", dtype=dtype)
+    wt.sort_indices()
+    return wt
+
+
+def divergence_error(
+    step: int,
+    units: Units | LIFUnits,
+    alphas: np.ndarray,
+    settings: Mapping[str, Any],
+    where: str = "",
+) -> DivergenceError:
+    """The one-line error of a NaN/inf state: the step, ``where`` (model and alpha, when known)
+    and every setting (units, gains, ``settings``), arrays as their shape and range."""
+    named = {**asdict(units), "alphas": [float(a) for a in alphas], **settings}
+    text = ", ".join(f"{k}={_brief(v)}" for k, v in named.items())
+    return DivergenceError(f"reservoir diverged (NaN/inf) at step {step}{where}; {text}")
 
 
 @dataclass
@@ -57,7 +115,8 @@ class Reservoir:
         units: `Units` (rate) or `LIFUnits` (spiking).
         batch: B, the number of input sequences run side by side.
         dtype: float32 (fast path) or float64.
-        backend: ``"auto"`` or ``"scipy"`` (the same: scipy's CSR product).
+        backend: ``"auto"`` or ``"scipy"``, both scipy's CSR product (the keyword stays for the
+            fly's callers; `engine.run_blocks` is where the product implementation is chosen).
         settings: extra key/values named in a `DivergenceError` (e.g. normalisation).
     """
 
@@ -73,42 +132,26 @@ class Reservoir:
         backend: str = "auto",
         settings: Mapping[str, Any] | None = None,
     ) -> None:
-        single = sp.issparse(weights) or isinstance(weights, np.ndarray)
-        mats: list[Any] = [weights] if single else list(weights)
-        if not mats:
-            raise UsageError("Reservoir needs at least one weight matrix")
-        csr = [sp.csr_matrix(m, dtype=np.float64) for m in mats]
+        csr = weight_matrices(weights)
         n = csr[0].shape[0]
-        for m in csr:
-            if m.shape != (n, n):
-                raise UsageError(
-                    f"every weight matrix must be ({n}, {n}) [pre, post], got {m.shape}"
-                )
         w_in = np.asarray(w_in, dtype=np.float64)
         if w_in.ndim == 1:
             w_in = w_in[None, :]
         if w_in.ndim != 2 or w_in.shape[1] != n:
             raise UsageError(f"w_in must be (K, N={n}) [channel, post], got {w_in.shape}")
-        self.alphas = np.atleast_1d(np.asarray(alphas, dtype=np.float64))
-        if self.alphas.ndim != 1 or not np.all(np.isfinite(self.alphas)):
-            raise UsageError("alphas must be a finite 1-D sequence")
+        self.alphas = gain_vector(alphas)
         if batch < 1:
             raise UsageError(f"batch must be >= 1, got {batch}")
         self.n, self.m, self.g, self.b, self.k = n, len(csr), len(self.alphas), batch, w_in.shape[0]
         self.units = units
-        self.dtype = np.dtype(dtype)
-        if self.dtype not in (np.float32, np.float64):
-            raise UsageError("dtype must be float32 or float64")
+        self.dtype = state_dtype(dtype)
         self.spiking = isinstance(units, LIFUnits)
-        if backend not in BACKENDS:
-            raise UsageError(f"backend must be one of {', '.join(BACKENDS)}, not {backend!r}")
+        if backend not in ("auto", "scipy"):  # scipy's CSR product is the only one
+            raise UsageError(f"backend must be one of auto, scipy, not {backend!r}")
         self.settings = dict(settings or {})
         self.weights = csr
         self.w_in = w_in
-        # block-diagonal of W_m.T: (M*N, M*N), rows post, columns pre
-        wt = sp.block_diag([m.T for m in csr], format="csr", dtype=self.dtype)
-        wt.sort_indices()
-        self._wt = wt
+        self._wt = transposed_block_diagonal(csr, self.dtype)
         self._win_t = np.ascontiguousarray(w_in.T, dtype=self.dtype)  # (N, K)
         self._gain = np.repeat(self.alphas, batch).astype(self.dtype)  # (G*B,)
         bias = getattr(units, "bias", 0.0)
@@ -154,13 +197,7 @@ class Reservoir:
         if bad.any():
             r, c = np.argwhere(bad)[0]
             where = f" (model {r // self.n}, alpha {self.alphas[c // self.b]:g})"
-        settings = {
-            **asdict(self.units),
-            "alphas": [float(a) for a in self.alphas],
-            **self.settings,
-        }
-        text = ", ".join(f"{k}={_brief(v)}" for k, v in settings.items())
-        return DivergenceError(f"reservoir diverged (NaN/inf) at step {step}{where}; {text}")
+        return divergence_error(step, self.units, self.alphas, self.settings, where)
 
     # ---- one step ----
     def step(self, state: Any, u: np.ndarray) -> Any:

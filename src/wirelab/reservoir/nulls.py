@@ -27,8 +27,10 @@ same way as for the real connectome, so a comparison changes only the wiring.
   ``W_mirror[i, j] = W[P[i], P[j]]``: left neurons get the wiring of their right partners and
   vice versa. Deterministic (the seed is ignored).
 
-`NULLS` is the one list of them (the CLI's ``--null-model``, the validation and the docs read it);
-each entry is ``null(source, seed, edge_types) -> W`` (``edge_types`` None: every type). The fly
+`NULLS` is the one list of them (the CLI's ``--null-model``, the validation, the experiment and
+the docs read it); each entry is a `NullModel`: ``null(source, seed, edge_types) -> W``
+(``edge_types`` None: every type) and how the experiment treats it (deterministic, radius
+matched, its colour). The fly
 experiments use `degree_preserving` and `mirrored` directly on a `Connectome`.
 """
 
@@ -36,6 +38,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -47,7 +50,6 @@ from wirelab.registry import Registry
 from wirelab.reservoir.esn import random_esn_matrix
 from wirelab.reservoir.weights import as_csr, spectral_radius
 
-NullModel = Callable[[Any, int, Any], sp.csr_matrix]
 MAX_DENSE_N = 20_000  # the rewiring keeps an (N, N) byte adjacency
 
 
@@ -159,28 +161,61 @@ def mirrored(con: Connectome, edge_types: Any = None) -> sp.csr_matrix:
     return sp.csr_matrix(w[p][:, p])
 
 
-def _on_matrix(null: Callable[[Any, int], sp.csr_matrix]) -> NullModel:
-    """``null(source, seed)`` as a registry entry: the edge types are selected first."""
+@dataclass(frozen=True)
+class NullModel:
+    """A `NULLS` entry: ``build(source, seed, edge_types) -> W`` (``edge_types`` None: every
+    type) and what the experiment needs to know about it: ``deterministic`` (the seed is
+    ignored, so ``--nulls N`` runs one), ``radius_matched`` (rescaled to the spectral radius of
+    the normalised connectome after the run's normalisation, `match_radius`) and the ``colour``
+    of its band in score_vs_alpha.png. Calling the entry builds the null."""
 
-    def entry(source: Any, seed: int, edge_types: Any) -> sp.csr_matrix:
+    build: Callable[[Any, int, Any], sp.csr_matrix]
+    deterministic: bool = False
+    radius_matched: bool = False
+    colour: str = "grey"
+
+    def __call__(self, source: Any, seed: int, edge_types: Any = None) -> sp.csr_matrix:
+        return self.build(source, seed, edge_types)
+
+
+def on_matrix(null: Callable[[Any, int], sp.csr_matrix]) -> Callable[[Any, int, Any], Any]:
+    """``null(source, seed)`` as a ``build``: the edge types are selected first."""
+
+    def build(source: Any, seed: int, edge_types: Any) -> sp.csr_matrix:
         return null(
             as_csr(source, edge_types=edge_types) if edge_types is not None else source, seed
         )
 
-    return entry
+    return build
+
+
+def _mirror(con: Any, seed: int, edge_types: Any) -> sp.csr_matrix:
+    return mirrored(con, edge_types)
 
 
 NULLS = Registry[NullModel]("null model")
-NULLS.add("erdos-renyi", _on_matrix(erdos_renyi), "matched density and weights, random topology")
-NULLS.add("degree", _on_matrix(degree_preserving), "degree-preserving rewiring (Maslov-Sneppen)")
-NULLS.add("weights", _on_matrix(weight_permutation), "real topology, weights permuted")
-NULLS.add("mirror", lambda con, seed, edge_types: mirrored(con, edge_types), "hemispheres swapped")
+NULLS.add(
+    "erdos-renyi",
+    NullModel(on_matrix(erdos_renyi), colour="tab:green"),
+    "matched density and weights, random topology",
+)
+NULLS.add(
+    "degree",
+    NullModel(on_matrix(degree_preserving), colour="tab:orange"),
+    "degree-preserving rewiring (Maslov-Sneppen)",
+)
+NULLS.add(
+    "weights",
+    NullModel(on_matrix(weight_permutation), colour="tab:purple"),
+    "real topology, weights permuted",
+)
+NULLS.add("mirror", NullModel(_mirror, deterministic=True, colour="tab:red"), "hemispheres swapped")
 NULLS.add(
     "random-esn",
-    _on_matrix(random_esn),
+    NullModel(on_matrix(random_esn), radius_matched=True),
     "standard random ESN: same N and edge count, N(0, 1) weights, connectome's spectral radius",
 )
-RADIUS_MATCHED = frozenset({"random-esn"})  # rescaled to the connectome's radius after normalising
+RADIUS_MATCHED = frozenset(name for name in NULLS if NULLS.get(name).radius_matched)
 
 
 def make_null(kind: str, source: Any, seed: int = 0, edge_types: Any = None) -> sp.csr_matrix:

@@ -1,4 +1,4 @@
-"""The state update of `columns.run_blocks`, one chunk of state columns at a time.
+"""The state update of `engine.run_blocks`, one chunk of state columns at a time.
 
 A chunk is a C-contiguous ``(M*N, width)`` block of state columns. Per step and chunk::
 
@@ -6,16 +6,14 @@ A chunk is a C-contiguous ``(M*N, width)`` block of state columns. Per step and 
     Z = f(gain * Z + D)                           (D: input drive and bias, per column)
     Z = (1 - a) X + a Z                           (leak a, when a < 1)
 
-Back ends:
+Implementations (`PRODUCTS`, the ``product`` of `engine.run_blocks`):
 
 - ``"torch"``: MKL's sparse kernel through ``torch.mm`` on one thread and torch's fused
   elementwise kernels, chunks of exactly ``width = 16`` columns (the state is padded with zero
   columns). MKL picks its kernel by the number of columns (for float32, 4, 8, ..., 24 columns
   round differently from 1-3 or 25+), so one fixed width keeps every column's sums independent
   of the columns beside it; 16 columns are whole SIMD vectors, so the elementwise kernels treat
-  every lane alike. Measured on the larval matrix (one core, 2-core machine under load ~2): MKL
-  8.5 us per column and step in float32, 21.6 in float64, about the same at 16, 32 or 64
-  columns; scipy 25-30 and 41-46.
+  every lane alike (the measured cost per column and step, against scipy's: docs/reservoir.md).
 - ``"scipy"``: scipy's CSR kernel (a plain loop per column) and numpy ufuncs, chunks of up to 256
   columns (the chunks only bound the working set).
 
@@ -39,18 +37,18 @@ PRODUCTS = ("auto", "scipy", "torch")
 
 
 class ChunkedProduct:
-    """``Wt`` ``(M*N, M*N)`` (rows post) and the chunked update for one back end."""
+    """``Wt`` ``(M*N, M*N)`` (rows post) and the chunked update by one implementation."""
 
-    def __init__(self, wt: sp.csr_matrix, backend: str = "auto") -> None:
-        if backend not in PRODUCTS:
-            raise UsageError(f"product back end must be one of {', '.join(PRODUCTS)}")
+    def __init__(self, wt: sp.csr_matrix, product: str = "auto") -> None:
+        if product not in PRODUCTS:
+            raise UsageError(f"the sparse product must be one of {', '.join(PRODUCTS)}")
         self.torch: Any = None
-        if backend in ("auto", "torch"):
+        if product in ("auto", "torch"):
             try:
                 import torch
             except ImportError:  # pragma: no cover
-                if backend == "torch":
-                    raise UsageError("the torch product back end needs torch installed") from None
+                if product == "torch":
+                    raise UsageError("the torch product needs torch installed") from None
             else:
                 self.torch = torch
         self.wt = wt

@@ -1,7 +1,8 @@
 """Tour step: memory capacity of the larval connectome vs degree-preserving nulls.
 
 The readout is the 182 DN-VNC neurons (the brain's output to the body), not the default whole
-brain: the same question at about 1/20 of the CPU time, short enough for a tour."""
+brain (2,952 neurons): the same question with a readout a sixteenth the size, short enough for
+a tour."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ from typing import Any
 from wirelab.errors import MissingDataError, SkipStep
 from wirelab.reservoir import experiment
 
+TASK = "memory-capacity"  # the tour's question: does the connectome remember more?
+
 
 def run(out: Path, quick: bool = False) -> dict[str, Any]:
     sizes = (
@@ -19,18 +22,18 @@ def run(out: Path, quick: bool = False) -> dict[str, Any]:
         else {"k_max": 50, "train": 800, "test": 400, "washout": 50}
     )
     cfg = experiment.ExperimentConfig(
-        tasks=["memory-capacity"],
+        tasks=[TASK],
         alphas=[0.6, 1.0, 1.4] if quick else [0.4, 0.7, 1.0, 1.3, 1.6],
         outputs="DN-VNC",
         nulls=2 if quick else 5,
         workers=1 if quick else 2,
-        task_params={"memory-capacity": sizes},
+        task_params={TASK: sizes},
     )
     try:
-        metrics = experiment.run(cfg, out / "memory-capacity", overwrite=True)
+        metrics = experiment.run(cfg, out / TASK, overwrite=True)
     except MissingDataError as exc:
         raise SkipStep(f"larval connectome missing: {exc}") from None
-    s = metrics["summary"]["memory-capacity"]
+    s = metrics["summary"][TASK]
     return {
         "MC connectome": f"{s['connectome']:.2f}",
         "MC nulls": f"{s['null_mean']:.2f}+-{s['null_std']:.2f}",

@@ -1,10 +1,4 @@
-"""What every task shares: the `Setup`, the `TaskResult`, input weights, NRMSE, the readout fit.
-
-A task is a function ``(setup, **sizes)`` that either returns a `TaskResult` or is a generator
-(a *plan*): it yields lists of `columns.Block` (its input sequences), receives one
-`columns.BlockRun` per block, may yield again (e.g. closed-loop runs after fitting a readout),
-and finally returns its `TaskResult`. `tasks.run_tasks` runs the plans of several tasks together,
-each round's blocks of every task as columns of one product per step.
+"""The tasks' readouts: ridge on standardised states with a relative lambda chosen by CV.
 
 Readouts (`fit_readout`): ridge on the states centred and divided by one number, their root
 mean variance ``s`` (so ``lambda`` is relative: the absolute penalty on the raw states is
@@ -17,83 +11,20 @@ still binding for the noise-free one-step targets (Mackey-Glass, Lorenz: CV erro
 1.3-2.4x per half decade at the edge). When a chosen lambda is on the grid's edge with the CV
 error still falling there, the task's ``detail["warnings"]`` says so (and how often); a flat
 error at the edge (no regularisation needed, or nothing to predict) is not binding.
-
-Training lengths (`TRAIN` = 3,000 steps for memory capacity, NARMA-10, Mackey-Glass and Lorenz)
-suit readouts of up to a few thousand neurons: with all 2,952 larval neurons read out, MC was
-10.4 at 800 training steps and 12.7 at 3,000.
+NRMSE = sqrt(mean((y_hat - y)^2)) / std(y) (`base.nrmse`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Generator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
 
-from wirelab.reservoir.columns import Block, BlockRun
 from wirelab.reservoir.readout import RidgeAccumulator
-from wirelab.reservoir.units import LIFUnits, Units
 
-TRAIN = 3000
 GRID = 10.0 ** np.arange(-12.0, 4.01, 0.5)  # relative lambdas, 1e-12 .. 1e4 in half decades
 EDGE_SLOPE = 0.01  # an edge binds when its neighbour's CV error is > 1% higher
-
-Plan = Generator[list[Block], list[BlockRun], "TaskResult"]
-
-
-@dataclass(frozen=True)
-class Setup:
-    """What every task needs; ``weights`` are normalised, gain-free ``(N, N)`` ``[pre, post]``.
-
-    ``backend`` is the product back end of `columns.run_blocks` (``auto``, ``scipy``, ``torch``)
-    and ``dtype`` its state precision. float64 by default: float32 states (rounding 6e-8 per
-    step) were measured to corrupt readouts near and above the critical gain (larval connectome,
-    182 DN-VNC neurons, train 3,000: Lorenz NRMSE 0.058 in float32 vs 4.3e-4 in float64 and in
-    reservoirpy at alpha 1.2; MC 2-8% and one-step Mackey-Glass NRMSE up to 1.7x worse at other
-    gains); float64 costs ~1.7x.
-    """
-
-    weights: Sequence[sp.csr_matrix]
-    alphas: np.ndarray
-    inputs: np.ndarray
-    outputs: np.ndarray
-    left: np.ndarray | None = None
-    right: np.ndarray | None = None
-    units: Units | LIFUnits = field(default_factory=Units)
-    seed: int = 0
-    settings: dict[str, Any] = field(default_factory=dict)
-    backend: str = "auto"
-    dtype: Any = np.float64
-
-    @property
-    def n(self) -> int:
-        return int(self.weights[0].shape[0])
-
-
-@dataclass
-class TaskResult:
-    task: str
-    metric: str
-    definition: str
-    higher_is_better: bool
-    scores: np.ndarray  # (M, G)
-    detail: dict[str, Any] = field(default_factory=dict)
-
-
-def input_weights(n: int, populations: Sequence[np.ndarray], seed: int, signed: bool) -> np.ndarray:
-    """``(K, N)`` ``[channel, post]``: channel k feeds population k, U[-1, 1] (signed) or 1."""
-    rng = np.random.default_rng(seed + 104729)
-    w = np.zeros((len(populations), n))
-    for k, pop in enumerate(populations):
-        w[k, pop] = rng.uniform(-1.0, 1.0, pop.size) if signed else 1.0
-    return w
-
-
-def nrmse(pred: np.ndarray, target: np.ndarray) -> float:
-    """``sqrt(mean((pred - target)^2)) / std(target)``."""
-    return float(np.sqrt(np.mean((pred - target) ** 2)) / np.std(target))
 
 
 @dataclass

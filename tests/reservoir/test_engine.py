@@ -5,7 +5,7 @@ import pytest
 import scipy.sparse as sp
 
 from wirelab.errors import UsageError
-from wirelab.reservoir.columns import Block, run_blocks
+from wirelab.reservoir.engine import Block, run_blocks
 from wirelab.reservoir.products import ChunkedProduct
 from wirelab.reservoir.units import LIFUnits, Units, esn_step
 from wirelab.reservoir.weights import normalize
@@ -39,7 +39,7 @@ def _blocks(rng: np.random.Generator) -> list[Block]:
 
 def test_blocks_follow_the_reference_update(nets: list[sp.csr_matrix]) -> None:
     blocks = _blocks(np.random.default_rng(0))
-    runs = run_blocks(nets, ALPHAS, UNITS, blocks, dtype=np.float64, backend="scipy")
+    runs = run_blocks(nets, ALPHAS, UNITS, blocks, dtype=np.float64, product="scipy")
     for blk, run in zip(blocks, runs, strict=True):
         rec = np.arange(N) if blk.record is None else blk.record
         t, b, _ = blk.inputs.shape
@@ -66,7 +66,7 @@ def _closed(rng: np.random.Generator, m: int = 2) -> Block:
 
 def test_closed_loop_feeds_the_readout_back(nets: list[sp.csr_matrix]) -> None:
     blk = _closed(np.random.default_rng(1))
-    (run,) = run_blocks(nets, ALPHAS, UNITS, [blk], dtype=np.float64, backend="scipy")
+    (run,) = run_blocks(nets, ALPHAS, UNITS, [blk], dtype=np.float64, product="scipy")
     assert run.outputs.shape == (8, 2, 3, 4, 2)
     assert blk.coef is not None and blk.intercept is not None
     for m, w in enumerate(nets):
@@ -84,10 +84,10 @@ def test_closed_loop_feeds_the_readout_back(nets: list[sp.csr_matrix]) -> None:
             np.testing.assert_allclose(run.final[m, g], x, atol=1e-12)
 
 
-@pytest.mark.parametrize("backend", ["scipy", "torch"])
+@pytest.mark.parametrize("product", ["scipy", "torch"])
 @pytest.mark.parametrize("m", [1, 2])
 def test_a_block_alone_equals_the_block_batched_bit_for_bit(
-    nets: list[sp.csr_matrix], backend: str, m: int
+    nets: list[sp.csr_matrix], product: str, m: int
 ) -> None:
     # MKL picks its kernel by width; fixed chunks of 16 columns keep every column's sums alike
     rng = np.random.default_rng(2)
@@ -103,14 +103,14 @@ def test_a_block_alone_equals_the_block_batched_bit_for_bit(
     )
     blocks.append(Block(rng.uniform(-1, 1, (1, N)), rng.uniform(-1, 1, (12, 40, 1)), np.arange(9)))
     nw = nets[:m]
-    together = run_blocks(nw, ALPHAS, UNITS, blocks, backend=backend)
+    together = run_blocks(nw, ALPHAS, UNITS, blocks, product=product)
     for blk, run in zip(blocks, together, strict=True):
-        (alone,) = run_blocks(nw, ALPHAS, UNITS, [blk], backend=backend)
+        (alone,) = run_blocks(nw, ALPHAS, UNITS, [blk], product=product)
         np.testing.assert_array_equal(run.states, alone.states)
         np.testing.assert_array_equal(run.final, alone.final)
         np.testing.assert_array_equal(run.outputs, alone.outputs)
     # float32 states agree with the float64 reference path to float32 precision
-    ref = run_blocks(nw, ALPHAS, UNITS, blocks[:3], dtype=np.float64, backend="scipy")
+    ref = run_blocks(nw, ALPHAS, UNITS, blocks[:3], dtype=np.float64, product="scipy")
     for a, b in zip(together[:3], ref, strict=True):
         np.testing.assert_allclose(a.states, b.states, atol=2e-5)
 
@@ -132,8 +132,8 @@ def test_bad_blocks_are_one_line_errors(nets: list[sp.csr_matrix]) -> None:
         run_blocks(nets, ALPHAS, UNITS, [Block(w_in, np.zeros((5, 1, 1)), np.array([N]))])
     with pytest.raises(UsageError, match="closed-loop block needs coef"):
         run_blocks(nets, ALPHAS, UNITS, [Block(w_in, np.zeros((5, 1, 1)), free=3)])
-    with pytest.raises(UsageError, match="product back end"):
-        run_blocks(nets, ALPHAS, UNITS, [Block(w_in, np.zeros((5, 1, 1)))], backend="cuda")
+    with pytest.raises(UsageError, match="sparse product must be"):
+        run_blocks(nets, ALPHAS, UNITS, [Block(w_in, np.zeros((5, 1, 1)))], product="cuda")
 
 
 def test_lif_blocks_run_open_loop_only(nets: list[sp.csr_matrix]) -> None:

@@ -14,17 +14,10 @@ from collections.abc import Sequence
 import numpy as np
 
 from wirelab.errors import UsageError
-from wirelab.reservoir.columns import Block
+from wirelab.reservoir.engine import Block
 from wirelab.reservoir.readout import RidgeClassifier
-from wirelab.reservoir.task_base import (
-    GRID,
-    Plan,
-    Setup,
-    TaskResult,
-    choose_lambda,
-    input_weights,
-    lambda_detail,
-)
+from wirelab.reservoir.tasks.base import Metric, Plan, Setup, Task, TaskResult, input_weights
+from wirelab.reservoir.tasks.fitting import GRID, choose_lambda, lambda_detail
 
 
 def decision_plan(
@@ -37,6 +30,8 @@ def decision_plan(
     noise: float = 0.5,
     folds: int = 3,
 ) -> Plan:
+    """``trials`` left-vs-right trials (half for training): ``scores`` ``(M, G)`` the held-out
+    accuracy, ``detail["accuracy_by_strength"]`` ``(M, G, len(strengths))``."""
     if setup.left is None or setup.right is None:
         raise UsageError("the decision task needs left and right input populations")
     rng = np.random.default_rng(setup.seed)
@@ -83,3 +78,12 @@ def decision_plan(
             **lambda_detail("decision", lam, edge),
         },
     )
+
+
+TASK = Task(
+    decision_plan,
+    (Metric("accuracy", higher_is_better=True),),
+    quick={"trials": 120},
+    network_detail=("accuracy_by_strength", "strengths"),
+    needs_sides=True,
+)

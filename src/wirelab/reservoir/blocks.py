@@ -1,0 +1,238 @@
+"""Blocks of input sequences (`Block`), their runs (`BlockRun`), and where each block's state
+columns sit in the chunks of `engine.run_blocks` and what they record.
+
+A `Block` is what a task asks the engine to run: B input sequences on its own K channels, run
+at every gain of every network, perhaps continued in closed loop. The engine keeps the state of
+every block as columns of a few C-contiguous chunks, each ``(M*N, width)``
+(`products.ChunkedProduct.chunks`). A block of B sequences run at G gains owns ``B * G``
+consecutive columns from its ``offset``, local column ``j = b * G + g``; the chunk boundaries
+cut them into `Segment` s. `BlockColumns` reads and writes a block's state through its segments
+(public layout ``(M, G, B, N)``), computes its input drive and, for a closed-loop block, its
+readout and the feedback of that readout. `Recorder` keeps the recorded neurons' states per
+chunk (one row gather per chunk and step) and splits them into blocks at the end."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+import numpy as np
+
+
+@dataclass
+class Block:
+    """B input sequences on the block's own K channels, run at every gain of every network.
+
+    ``inputs`` ``(T, B, K)`` are the teacher-forced steps (T may be 0 with a ``state0``);
+    ``record`` the neurons whose states are kept for ``t >= washout``; ``state0`` an initial
+    public state ``(M, G, B, N)``; ``free`` closed-loop steps after the teacher-forced ones, fed
+    by the readout ``coef`` ``(M, G, B, P, K)`` of the recorded neurons plus ``intercept``
+    ``(M, G, B, K)``.
+    """
+
+    w_in: np.ndarray
+    inputs: np.ndarray
+    record: np.ndarray | None = None
+    washout: int = 0
+    state0: np.ndarray | None = None
+    free: int = 0
+    coef: np.ndarray | None = None
+    intercept: np.ndarray | None = None
+
+    @property
+    def length(self) -> int:
+        return int(self.inputs.shape[0]) + self.free
+
+
+@dataclass
+class BlockRun:
+    """``states`` ``(T - washout, M, G, B, P)``; ``final`` ``(M, G, B, N)``; ``outputs``
+    ``(free + 1, M, G, B, K)``: the readout after the teacher-forced steps and after each
+    closed-loop step (empty without ``coef``)."""
+
+    states: np.ndarray
+    final: np.ndarray
+    outputs: np.ndarray
+
+
+class Segment(NamedTuple):
+    """The part of a block's columns in one chunk: the chunk's lanes ``[lane_lo, lane_hi)``
+    hold the block's local columns ``[local_lo, local_hi)``."""
+
+    chunk: int
+    lane_lo: int
+    lane_hi: int
+    local_lo: int
+    local_hi: int
+
+
+class BlockColumns:
+    """One block's ``B * G`` columns (local column ``j = b * G + g``) in the state chunks.
+
+    ``inputs`` ``(T, B, K)`` and ``record`` (the recorded neurons) are the block's, checked;
+    ``shape`` is ``(M, N, G)``.
+    """
+
+    def __init__(
+        self,
+        block: Block,
+        inputs: np.ndarray,
+        record: np.ndarray,
+        offset: int,
+        shape: tuple[int, int, int],
+    ) -> None:
+        self.block, self.inputs, self.record, self.offset = block, inputs, record, offset
+        self.networks, self.neurons, self.gains = shape
+        self.sequences = inputs.shape[1]
+        self.width = self.sequences * self.gains
+        self.open_steps = inputs.shape[0]  # teacher-forced steps; closed-loop ones follow
+        self.length = self.open_steps + block.free
+        self.closed = block.coef is not None
+        if self.closed:
+            assert block.coef is not None and block.intercept is not None
+            self.coef_t = np.ascontiguousarray(np.swapaxes(block.coef, -1, -2))  # (M,G,B,K,P)
+            self.intercept = np.asarray(block.intercept, dtype=np.float64)
+        self.segments: list[Segment] = []
+
+    def place(self, widths: list[int]) -> None:
+        """Cut the block's columns into `Segment` s of the chunks of ``widths``."""
+        start = 0
+        for chunk, width in enumerate(widths):
+            lo, hi = max(self.offset, start), min(self.offset + self.width, start + width)
+            if lo < hi:
+                self.segments.append(
+                    Segment(chunk, lo - start, hi - start, lo - self.offset, hi - self.offset)
+                )
+            start += width
+
+    def _view(self, chunk: np.ndarray) -> np.ndarray:
+        return chunk.reshape(self.networks, self.neurons, -1)
+
+    def get(self, chunks: list[np.ndarray], rows: np.ndarray | None = None) -> np.ndarray:
+        """The block's states ``(M, R, B*G)`` (``rows``: neurons, default all)."""
+        out = []
+        for seg in self.segments:
+            v = self._view(chunks[seg.chunk])[:, :, seg.lane_lo : seg.lane_hi]
+            out.append(v if rows is None else v[:, rows])
+        return np.concatenate(out, axis=2)
+
+    def put(self, chunks: list[np.ndarray], state: np.ndarray) -> None:
+        """Write a public state ``(M, G, B, N)`` into the block's columns."""
+        local = np.asarray(state).transpose(0, 3, 2, 1)
+        local = local.reshape(self.networks, self.neurons, self.width)
+        for seg in self.segments:
+            lanes = slice(seg.lane_lo, seg.lane_hi)
+            self._view(chunks[seg.chunk])[:, :, lanes] = local[:, :, seg.local_lo : seg.local_hi]
+
+    def public(self, chunks: list[np.ndarray]) -> np.ndarray:
+        """The block's state as ``(M, G, B, N)``."""
+        x = self.get(chunks).reshape(self.networks, self.neurons, self.sequences, self.gains)
+        return x.transpose(0, 3, 2, 1).copy()
+
+    def readout(self, chunks: list[np.ndarray]) -> np.ndarray:
+        """``x[record] @ coef + intercept`` per network, gain and sequence: ``(M, G, B, K)``,
+        summed over the recorded neurons row by row (the same sums alone or batched)."""
+        shape = (self.networks, self.record.size, self.sequences, self.gains)
+        xs = self.get(chunks, self.record).reshape(shape)
+        xs = np.ascontiguousarray(xs.transpose(0, 3, 2, 1), dtype=np.float64)  # (M, G, B, P)
+        return (xs[:, :, :, None, :] * self.coef_t).sum(axis=-1) + self.intercept
+
+    def drive(
+        self, t0: int, t1: int, w_in: np.ndarray, scaling: Any, bias: np.ndarray
+    ) -> np.ndarray:
+        """Open-loop drive plus bias ``(t1 - t0, N, B)``: ``scaling * sum_k W_in[k] u_k(t) + b``;
+        bias only at closed-loop steps (their feedback is added step by step)."""
+        out = np.zeros((t1 - t0, self.neurons, self.sequences), dtype=w_in.dtype)
+        hi = min(t1, self.open_steps)
+        if t0 < hi:
+            u = self.inputs[t0:hi].astype(w_in.dtype)  # (T, B, K)
+            part = w_in[0][None, :, None] * u[:, None, :, 0]
+            for channel in range(1, u.shape[2]):
+                part += w_in[channel][None, :, None] * u[:, None, :, channel]
+            out[: hi - t0] = part * scaling
+        out += bias[None, :, None]
+        return out
+
+    def feedback(self, y: np.ndarray, w_in: np.ndarray, scaling: Any) -> np.ndarray:
+        """Closed-loop drive ``(M, N, B*G)`` of the readouts ``y`` ``(M, G, B, K)``."""
+        yt = y.astype(w_in.dtype).transpose(0, 2, 1, 3)
+        yt = yt.reshape(self.networks, 1, self.width, -1)
+        out = w_in[0][None, :, None] * yt[..., 0]  # (M, N, B*G)
+        for channel in range(1, yt.shape[-1]):
+            out += w_in[channel][None, :, None] * yt[..., channel]
+        out *= scaling
+        return out
+
+
+def spread(dst: np.ndarray, drive: np.ndarray, lo: int, hi: int, gains: int) -> None:
+    """``dst[..., j - lo] = drive[..., j // gains]`` for local columns ``j`` in ``[lo, hi)`` (each
+    sequence's drive repeated over its G gains), by broadcasting whole runs of a sequence."""
+    j = lo
+    while j < hi:
+        seq = j // gains
+        stop = min(hi, (seq + 1) * gains)
+        if stop - j == gains and (hi - j) // gains > 1:  # several whole sequences at once
+            count = (hi - j) // gains
+            view = dst[..., j - lo : j - lo + count * gains]
+            view.shape = (*view.shape[:-1], count, gains)  # raises rather than copy
+            view[...] = drive[..., seq : seq + count, None]
+            j += count * gains
+        else:
+            dst[..., j - lo : stop - lo] = drive[..., seq : seq + 1]
+            j = stop
+
+
+class Recorder:
+    """Recorded states per chunk (one row gather per chunk and step), split into blocks at the
+    end: chunk k keeps the union of its blocks' recorded rows over the union of their windows."""
+
+    def __init__(
+        self, blocks: list[BlockColumns], widths: list[int], networks: int, neurons: int, dt: Any
+    ) -> None:
+        self.blocks, self.networks = blocks, networks
+        self.gains = blocks[0].gains if blocks else 1
+        self.rows: list[np.ndarray] = []
+        self.window: list[tuple[int, int]] = []
+        self.buf: list[np.ndarray] = []
+        for chunk, width in enumerate(widths):
+            mine = [
+                c
+                for c in blocks
+                if c.open_steps > c.block.washout and any(s.chunk == chunk for s in c.segments)
+            ]
+            rows = (
+                np.unique(np.concatenate([self._rows(c, neurons) for c in mine]))
+                if mine
+                else np.zeros(0, dtype=np.int64)
+            )
+            lo = min((c.block.washout for c in mine), default=0)
+            hi = max((c.open_steps for c in mine), default=0)
+            self.rows.append(rows)
+            self.window.append((lo, hi))
+            self.buf.append(np.empty((hi - lo, rows.size, width), dtype=dt))
+
+    def _rows(self, block: BlockColumns, neurons: int) -> np.ndarray:
+        """The block's recorded rows of the ``(M*N, width)`` chunks, network by network."""
+        return (np.arange(self.networks)[:, None] * neurons + block.record[None, :]).ravel()
+
+    def record(self, t: int, chunks: list[np.ndarray], live: int) -> None:
+        """Keep step ``t``'s recorded rows of the first ``live`` chunks."""
+        for chunk in range(live):
+            lo, hi = self.window[chunk]
+            if lo <= t < hi:
+                np.take(chunks[chunk], self.rows[chunk], axis=0, out=self.buf[chunk][t - lo])
+
+    def states(self, index: int) -> np.ndarray:
+        """Block ``index``'s recorded states ``(T - washout, M, G, B, P)``."""
+        c = self.blocks[index]
+        p, washout = c.record.size, c.block.washout
+        out = np.empty((c.open_steps - washout, self.networks, p, c.width), dtype=self.buf[0].dtype)
+        for seg in c.segments if out.shape[0] else ():
+            pos = np.searchsorted(self.rows[seg.chunk], self._rows(c, c.neurons))
+            start = self.window[seg.chunk][0]
+            steps = slice(washout - start, c.open_steps - start)
+            part = self.buf[seg.chunk][steps][:, pos, seg.lane_lo : seg.lane_hi]
+            out[..., seg.local_lo : seg.local_hi] = part.reshape(
+                -1, self.networks, p, seg.local_hi - seg.local_lo
+            )
+        return out.reshape(-1, self.networks, p, c.sequences, self.gains).transpose(0, 1, 4, 3, 2)

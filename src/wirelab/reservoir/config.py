@@ -1,0 +1,159 @@
+"""The configuration of ``wirelab reservoir run`` (`ExperimentConfig`), resolved once.
+
+`resolve_experiment` checks every setting, loads the connectome (once), selects its edge types,
+resolves the normalisation (``normalize="auto"``: row for synapse counts, spectral for signed
+matrices) and the bias (its canonical form), the input and readout populations and the task
+entries, into a `ResolvedExperiment`: everything the jobs (`jobs.run_jobs`) need, handed to
+them as it is (worker processes receive it once, nothing is loaded again). Anything wrong is a
+one-line `UsageError` before any work.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from wirelab.data.connectome import Connectome
+from wirelab.data.connectomes import check_connectome_source, load_connectome
+from wirelab.errors import UsageError
+from wirelab.reservoir.nulls import NULLS
+from wirelab.reservoir.populations import parse_population
+from wirelab.reservoir.tasks import TASKS, Task
+from wirelab.reservoir.units import LIFUnits, Units, parse_bias
+from wirelab.reservoir.weights import NORMALIZATIONS, as_csr, normalize, resolve_normalization
+
+
+@dataclass
+class ExperimentConfig:
+    tasks: list[str]
+    alphas: list[float]
+    connectome: str = "larva"
+    inputs: str = "sensory"
+    outputs: str = "all"
+    normalize: str = "auto"
+    edge_types: list[str] | None = None
+    nulls: int = 20
+    null_models: list[str] = field(default_factory=lambda: ["degree"])
+    activation: str = "tanh"
+    leak: float = 1.0
+    input_scaling: float = 0.3
+    bias: float | str = "random:0.2"  # a number, or "random[:SCALE]" (`units.parse_bias`)
+    seed: int = 0
+    workers: int = 2
+    quick: bool = False
+    task_params: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    def params(self, task: str) -> dict[str, Any]:
+        """Task keyword arguments: the task's quick sizes if ``quick``, then ``task_params``."""
+        quick = TASKS.get(task).quick if self.quick else {}
+        return {**quick, **self.task_params.get(task, {})}
+
+    def validate(self) -> None:
+        """A one-line `UsageError` for any bad setting (nothing is loaded)."""
+        check_connectome_source(self.connectome)  # unknown: one line naming the choices
+        if self.edge_types is not None and not self.edge_types:
+            raise UsageError("edge types: give at least one (or none for every type)")
+        bad = [t for t in self.tasks if t not in TASKS]
+        if bad or not self.tasks:
+            raise UsageError(f"tasks must be among {', '.join(TASKS.names())}, got {self.tasks}")
+        bad = [m for m in self.null_models if m not in NULLS]
+        if bad:
+            raise UsageError(f"null models must be among {', '.join(NULLS.names())}, got {bad}")
+        if self.nulls < 0 or self.workers < 1:
+            raise UsageError("nulls must be >= 0 and workers >= 1")
+        if not 0 <= self.seed < 2**32:
+            raise UsageError(f"seed must be in [0, 2**32 - 1], got {self.seed}")
+        if not self.alphas or not all(np.isfinite(a) for a in self.alphas):
+            raise UsageError(f"alpha values must be one or more finite numbers, got {self.alphas}")
+        if self.normalize not in NORMALIZATIONS:
+            raise UsageError(f"normalize must be one of {', '.join(NORMALIZATIONS)}")
+        if self.activation == "lif":
+            for name in self.tasks:
+                if why := TASKS.get(name).rate_units_only:
+                    raise UsageError(f"{name} {why}: use rate units")
+        self.units(1)
+
+    def units(self, n: int) -> Units | LIFUnits:
+        """Rate units, or LIF units (``activation="lif"``, default time constants), for ``n``
+        neurons: the bias resolved by `units.parse_bias` (a random bias drawn from ``seed``)."""
+        bias = parse_bias(self.bias).vector(n, self.seed)
+        if self.activation == "lif":
+            return LIFUnits(input_scaling=self.input_scaling, bias=bias)
+        return Units(self.activation, self.leak, self.input_scaling, bias)
+
+
+@dataclass(frozen=True)
+class ResolvedExperiment:
+    """An `ExperimentConfig` checked and resolved once, with what every job needs.
+
+    ``config``: normalisation and bias resolved (what config.json records); ``connectome``
+    loaded once; ``real`` its raw ``(N, N)`` ``[pre, post]`` matrix of the chosen edge types and
+    ``weights`` that matrix normalised (the connectome's network); ``inputs``, ``outputs``,
+    ``left``, ``right`` the neuron indices of the populations; ``tasks`` the task entries by
+    name; ``population_sizes`` what metrics.json records of them.
+    """
+
+    config: ExperimentConfig
+    connectome: Connectome
+    real: sp.csr_matrix
+    weights: sp.csr_matrix
+    inputs: np.ndarray
+    outputs: np.ndarray
+    left: np.ndarray
+    right: np.ndarray
+    tasks: dict[str, Task]
+    population_sizes: dict[str, int]
+
+    def jobs(self) -> list[tuple[str, int]]:
+        """``[("connectome", -1), (null_model, i), ...]``; a deterministic null model runs once."""
+        cfg = self.config
+        out = [("connectome", -1)]
+        for kind in cfg.null_models:
+            count = min(cfg.nulls, 1) if NULLS.get(kind).deterministic else cfg.nulls
+            out += [(kind, i) for i in range(count)]
+        return out
+
+
+def resolve_experiment(cfg: ExperimentConfig) -> ResolvedExperiment:
+    """Check ``cfg``, load its connectome (once), resolve its populations, edge types,
+    normalisation and bias: a one-line `UsageError` for anything wrong, before any work."""
+    cfg.validate()
+    con = load_connectome(cfg.connectome)
+    tasks = {name: TASKS.get(name) for name in dict.fromkeys(cfg.tasks)}
+    inputs = parse_population(con, cfg.inputs)
+    outputs = parse_population(con, cfg.outputs)
+    sizes = {"inputs": int(inputs.size), "outputs": int(outputs.size)}
+    for name, task in tasks.items():
+        if task.needs_sides:
+            for side in ("left", "right"):
+                sizes[f"inputs_{side}"] = int(np.sum(con.side[inputs] == side))
+                if sizes[f"inputs_{side}"] == 0:
+                    raise UsageError(
+                        f"the {name} task needs {side} neurons in --inputs {cfg.inputs}"
+                    )
+            break
+    # the connectome's own edge types are checked here (a one-line error naming them)
+    real = as_csr(con, edge_types=cfg.edge_types)
+    how = resolve_normalization(real, cfg.normalize)
+    resolved = replace(cfg, normalize=how, bias=str(parse_bias(cfg.bias)))
+    return ResolvedExperiment(
+        config=resolved,
+        connectome=con,
+        real=real,
+        weights=normalize(real, how, seed=resolved.seed),
+        inputs=inputs,
+        outputs=outputs,
+        left=inputs[con.side[inputs] == "left"],
+        right=inputs[con.side[inputs] == "right"],
+        tasks=tasks,
+        population_sizes=sizes,
+    )
+
+
+def resolve(cfg: ExperimentConfig) -> ExperimentConfig:
+    """``cfg`` with ``normalize="auto"`` resolved on the connectome's matrix and the bias in its
+    canonical form (what config.json records, so the run repeats from it)."""
+    return resolve_experiment(cfg).config

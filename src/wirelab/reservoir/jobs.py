@@ -1,0 +1,211 @@
+"""The jobs of a `ResolvedExperiment`: one per network, every task at every gain together.
+
+One job per network (the connectome, or null ``i`` of a null model built with seed
+``seed + 1 + i``); each job normalises its matrix as the connectome's was, then runs every task
+at every gain together (`tasks.run_plans`: one sparse product per step for all of them). Jobs
+run in ``workers`` processes, each given the resolved experiment once (nothing is loaded
+again). The output is a tidy table (``results``: model, null, alpha, task, metric, value; one
+row group per `tasks.Metric` of every task) and a `stats.summarize` summary per metric label.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing
+import os
+import time
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from wirelab.reservoir.config import ResolvedExperiment
+from wirelab.reservoir.nulls import NULLS, make_null, match_radius
+from wirelab.reservoir.stats import summarize
+from wirelab.reservoir.tasks import Setup, Task, TaskResult, run_plans
+from wirelab.reservoir.weights import normalize, spectral_radius
+
+Progress = Callable[[int, int, str], None]  # (done, total, what)
+_BLAS_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+def _one_blas_thread() -> Any:
+    """Limit BLAS to one thread in this process when threadpoolctl is installed."""
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:  # pragma: no cover
+        return contextlib.nullcontext()
+    return threadpool_limits(1)
+
+
+def network_weights(exp: ResolvedExperiment, model: str, index: int) -> sp.csr_matrix:
+    """The normalised ``(N, N)`` matrix of the network ``(model, index)``: the connectome's, or
+    null ``index`` of ``model`` normalised the connectome's way (radius-matched null models then
+    rescaled to the normalised connectome's spectral radius)."""
+    cfg = exp.config
+    if model == "connectome":
+        return exp.weights
+    raw = make_null(model, exp.connectome, seed=cfg.seed + 1 + index, edge_types=cfg.edge_types)
+    w = normalize(raw, cfg.normalize, seed=cfg.seed)
+    if NULLS.get(model).radius_matched:
+        target = spectral_radius(normalize(exp.real, cfg.normalize), seed=cfg.seed)
+        w = match_radius(w, target, cfg.seed)
+    return w
+
+
+def run_job(exp: ResolvedExperiment, model: str, index: int) -> dict[str, Any]:
+    """Build one network, run every task over all gains; returns its rows and extras."""
+    cpu0 = time.process_time()
+    cfg = exp.config
+    w = network_weights(exp, model, index)
+    setup = Setup(
+        weights=[w],
+        alphas=np.asarray(cfg.alphas, dtype=np.float64),
+        inputs=exp.inputs,
+        outputs=exp.outputs,
+        left=exp.left,
+        right=exp.right,
+        units=cfg.units(exp.connectome.n),
+        seed=cfg.seed,
+        settings={"normalize": cfg.normalize, "bias": cfg.bias, "model": model, "null": index},
+    )
+    rows: list[dict[str, Any]] = []
+    extras: dict[str, Any] = {
+        "model": model,
+        "null": index,
+        "spectral_radius": spectral_radius(w, seed=cfg.seed),
+    }
+    results = run_plans(exp.tasks, setup, {t: cfg.params(t) for t in exp.tasks})
+    for name, res in results.items():  # every task and gain in one product per step
+        rows += _collect(name, exp.tasks[name], res, cfg.alphas, extras)
+    extras["cpu_seconds"] = time.process_time() - cpu0
+    return {"rows": rows, "extras": extras}
+
+
+def _collect(
+    name: str, task: Task, res: TaskResult, alphas: list[float], extras: dict[str, Any]
+) -> list[dict[str, Any]]:
+    """The rows of one task's result (every metric at every gain); its network detail, lambda
+    edge fraction, warnings, definition and directions added to ``extras``."""
+    model, index = extras["model"], extras["null"]
+    for key in task.network_detail:  # arrays are (M, ...): this job's one network
+        value = res.detail[key]
+        extras[key] = value[0].tolist() if isinstance(value, np.ndarray) else value
+    rows = [
+        {
+            "model": model,
+            "null": index,
+            "alpha": float(alpha),
+            "task": label,
+            "metric": metric.name,
+            "value": float(v),
+        }
+        for label, metric in task.labelled(name)
+        for alpha, v in zip(alphas, metric.scores(res)[0], strict=True)
+    ]
+    if "lambda_on_edge" in res.detail:  # the fraction of fits whose lambda the grid binds
+        extras.setdefault("lambda_on_edge", {})[name] = float(res.detail["lambda_on_edge"])
+    for line in res.detail.get("warnings", []):
+        extras.setdefault("warnings", []).append(f"{model} {index}: {line}")
+    extras.setdefault("definitions", {})[name] = res.definition
+    hib = {label: metric.higher_is_better for label, metric in task.labelled(name)}
+    extras.setdefault("higher_is_better", {}).update(hib)
+    return rows
+
+
+_worker_experiment: ResolvedExperiment | None = None  # set once in each worker process
+
+
+def _start_worker(exp: ResolvedExperiment) -> None:
+    global _worker_experiment
+    _worker_experiment = exp
+
+
+def _worker_job(model: str, index: int) -> dict[str, Any]:
+    assert _worker_experiment is not None
+    return run_job(_worker_experiment, model, index)
+
+
+def _in_processes(
+    exp: ResolvedExperiment, todo: list[tuple[str, int]], workers: int, progress: Progress | None
+) -> list[dict[str, Any]]:
+    """The jobs in ``workers`` fresh (spawned) processes, each sent ``exp`` once, with one BLAS
+    thread each (a multi-threaded BLAS in every worker oversubscribes the cores)."""
+    results = []
+    saved = {k: os.environ.get(k) for k in _BLAS_VARS}
+    os.environ.update({k: "1" for k in _BLAS_VARS})
+    try:
+        ctx = multiprocessing.get_context("spawn")
+        with ProcessPoolExecutor(
+            workers, mp_context=ctx, initializer=_start_worker, initargs=(exp,)
+        ) as pool:
+            futs = {pool.submit(_worker_job, m, i): (m, i) for m, i in todo}
+            for done, fut in enumerate(as_completed(futs)):
+                results.append(fut.result())
+                if progress:
+                    progress(done + 1, len(todo), "{} {}".format(*futs[fut]))
+    finally:
+        for var, old in saved.items():
+            if old is None:
+                os.environ.pop(var, None)
+            else:
+                os.environ[var] = old
+    return results
+
+
+def run_jobs(exp: ResolvedExperiment, progress: Progress | None = None) -> dict[str, Any]:
+    """Run every job in ``exp.config.workers`` processes and summarise (the metrics of
+    metrics.json but the wall time and population sizes); ``progress(done, total, what)``."""
+    todo = exp.jobs()
+    workers = min(exp.config.workers, len(todo))
+    if workers > 1:
+        results = _in_processes(exp, todo, workers, progress)
+    else:
+        results = []
+        with _one_blas_thread():
+            for i, (model, idx) in enumerate(todo):
+                results.append(run_job(exp, model, idx))
+                if progress:
+                    progress(i + 1, len(todo), f"{model} {idx}")
+    return summarise(results, exp.config.null_models)
+
+
+def summarise(results: list[dict[str, Any]], null_models: list[str]) -> dict[str, Any]:
+    """The jobs' results (connectome first, then by model and null index) as metrics: rows, a
+    summary per metric label against the first null model and against each, definitions,
+    per-network extras and warnings."""
+    results = sorted(
+        results,
+        key=lambda r: (
+            r["extras"]["model"] != "connectome",
+            r["extras"]["model"],
+            r["extras"]["null"],
+        ),
+    )
+    rows = [row for r in results for row in r["rows"]]
+    hib: dict[str, bool] = {}
+    definitions: dict[str, str] = {}
+    for r in results:
+        hib.update(r["extras"]["higher_is_better"])
+        definitions.update(r["extras"]["definitions"])
+    by_model: dict[str, Any] = {}
+    for kind in null_models:
+        sub = [row for row in rows if row["model"] in ("connectome", kind)]
+        by_model[kind] = summarize(sub, hib)
+    summary: dict[str, Any] = by_model[null_models[0]] if null_models else summarize(rows, hib)
+    networks = [
+        {k: v for k, v in r["extras"].items() if k not in ("definitions", "higher_is_better")}
+        for r in results
+    ]
+    warnings = [line for r in results for line in r["extras"].get("warnings", [])]
+    return {
+        "cpu_seconds": float(sum(r["extras"]["cpu_seconds"] for r in results)),
+        "results": rows,
+        "summary": summary,
+        "summary_by_null_model": by_model,
+        "definitions": definitions,
+        "networks": networks,
+        "warnings": warnings,
+    }
