@@ -14,9 +14,7 @@ from wirelab.fly.stimulation import lateralization as lat
 @requires_larva
 def test_replicate_zero_equals_the_controller_response(larva: Connectome) -> None:
     models = lat.build_models(larva, ["row"], n_nulls=0, mirror=False)
-    resp = lat.response(
-        larva, models, "olfactory", "left", [1.0], n_boot=3, steps=10, tail=1, backend="scipy"
-    )
+    resp = lat.response(larva, models, "olfactory", "left", [1.0], n_boot=3, steps=10, tail=1)
     assert resp.shape == (1, 1, 4, 2)
     ctrl = ConnectomeController(larva, ControllerConfig(modality="olfactory", normalize="row"))
     for _ in range(10):
@@ -27,7 +25,7 @@ def test_replicate_zero_equals_the_controller_response(larva: Connectome) -> Non
 @requires_larva
 def test_study_rows_and_verdicts(larva: Connectome) -> None:
     models = lat.build_models(larva, ["row"], n_nulls=0, mirror=True)
-    rows = lat.study(larva, models, ["olfactory"], [1.0], n_boot=20, steps=12, backend="scipy")
+    rows = lat.study(larva, models, ["olfactory"], [1.0], n_boot=20, steps=12)
     assert len(rows) == 2
     conn, mirr = rows
     assert conn["ci_low"] <= conn["ci_high"]

@@ -110,7 +110,6 @@ class ConnectomeController:
             batch=batch,
             dtype=np.float32,
             # the fused step has a fixed start-up cost per call: scipy for small batches
-            backend="scipy" if batch < 32 else "auto",
             settings={"normalize": config.normalize, "modality": config.modality},
         )
         self.batch = batch

@@ -115,8 +115,6 @@ class Reservoir:
         units: `Units` (rate) or `LIFUnits` (spiking).
         batch: B, the number of input sequences run side by side.
         dtype: float32 (fast path) or float64.
-        backend: ``"auto"`` or ``"scipy"``, both scipy's CSR product (the keyword stays for the
-            fly's callers; `engine.run_blocks` is where the product implementation is chosen).
         settings: extra key/values named in a `DivergenceError` (e.g. normalisation).
     """
 
@@ -129,7 +127,6 @@ class Reservoir:
         units: Units | LIFUnits = RATE_UNITS,
         batch: int = 1,
         dtype: Any = np.float32,
-        backend: str = "auto",
         settings: Mapping[str, Any] | None = None,
     ) -> None:
         csr = weight_matrices(weights)
@@ -146,8 +143,6 @@ class Reservoir:
         self.units = units
         self.dtype = state_dtype(dtype)
         self.spiking = isinstance(units, LIFUnits)
-        if backend not in ("auto", "scipy"):  # scipy's CSR product is the only one
-            raise UsageError(f"backend must be one of auto, scipy, not {backend!r}")
         self.settings = dict(settings or {})
         self.weights = csr
         self.w_in = w_in

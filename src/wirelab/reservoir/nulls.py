@@ -166,13 +166,15 @@ class NullModel:
     """A `NULLS` entry: ``build(source, seed, edge_types) -> W`` (``edge_types`` None: every
     type) and what the experiment needs to know about it: ``deterministic`` (the seed is
     ignored, so ``--nulls N`` runs one), ``radius_matched`` (rescaled to the spectral radius of
-    the normalised connectome after the run's normalisation, `match_radius`) and the ``colour``
-    of its band in score_vs_alpha.png. Calling the entry builds the null."""
+    the normalised connectome after the run's normalisation, `match_radius`), the ``colour``
+    of its band in score_vs_alpha.png and its ``words`` in the report's question ("than its
+    degree-preserving nulls"; empty: its registry name). Calling the entry builds the null."""
 
     build: Callable[[Any, int, Any], sp.csr_matrix]
     deterministic: bool = False
     radius_matched: bool = False
     colour: str = "grey"
+    words: str = ""
 
     def __call__(self, source: Any, seed: int, edge_types: Any = None) -> sp.csr_matrix:
         return self.build(source, seed, edge_types)
@@ -196,20 +198,24 @@ def _mirror(con: Any, seed: int, edge_types: Any) -> sp.csr_matrix:
 NULLS = Registry[NullModel]("null model")
 NULLS.add(
     "erdos-renyi",
-    NullModel(on_matrix(erdos_renyi), colour="tab:green"),
+    NullModel(on_matrix(erdos_renyi), colour="tab:green", words="Erdos-Renyi"),
     "matched density and weights, random topology",
 )
 NULLS.add(
     "degree",
-    NullModel(on_matrix(degree_preserving), colour="tab:orange"),
+    NullModel(on_matrix(degree_preserving), colour="tab:orange", words="degree-preserving"),
     "degree-preserving rewiring (Maslov-Sneppen)",
 )
 NULLS.add(
     "weights",
-    NullModel(on_matrix(weight_permutation), colour="tab:purple"),
+    NullModel(on_matrix(weight_permutation), colour="tab:purple", words="weight-shuffled"),
     "real topology, weights permuted",
 )
-NULLS.add("mirror", NullModel(_mirror, deterministic=True, colour="tab:red"), "hemispheres swapped")
+NULLS.add(
+    "mirror",
+    NullModel(_mirror, deterministic=True, colour="tab:red", words="left-right mirrored"),
+    "hemispheres swapped",
+)
 NULLS.add(
     "random-esn",
     NullModel(on_matrix(random_esn), radius_matched=True),

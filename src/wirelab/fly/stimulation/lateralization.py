@@ -58,7 +58,6 @@ def response(
     alpha: float = 1.0,
     leak: float = 1.0,
     seed: int = 0,
-    backend: str = "auto",
 ) -> np.ndarray:
     """``(M, G, 1 + n_boot, 2)`` DN-VNC ``[left, right]`` responses to stimulating ``side``."""
     inputs = input_neurons(con, modality, side)  # (K,)
@@ -80,7 +79,6 @@ def response(
         units=Units(activation="tanh", leak=leak, input_scaling=1.0),
         batch=u.shape[0],
         dtype=np.float32,
-        backend=backend,
         settings={"modality": modality, "side": side},
     )
     run = res.run(np.broadcast_to(u, (steps, *u.shape)), record=np.concatenate([dn_l, dn_r]))
@@ -104,15 +102,12 @@ def study(
     steps: int = 20,
     seed: int = 0,
     progress: Callable[[str], None] | None = None,
-    backend: str = "auto",
 ) -> list[dict[str, Any]]:
     """Tidy rows: one per modality x gain x model (see module docstring for the columns)."""
     rows: list[dict[str, Any]] = []
     for mod in modalities:
-        left = response(con, models, mod, "left", gains, n_boot, steps, seed=seed, backend=backend)
-        right = response(
-            con, models, mod, "right", gains, n_boot, steps, seed=seed + 1, backend=backend
-        )
+        left = response(con, models, mod, "left", gains, n_boot, steps, seed=seed)
+        right = response(con, models, mod, "right", gains, n_boot, steps, seed=seed + 1)
         li_l, li_r = _li(left), _li(right)  # (M, G, R)
         c = (li_l - li_r) / 2
         for mi, m in enumerate(models):

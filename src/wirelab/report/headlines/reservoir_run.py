@@ -16,38 +16,34 @@ from wirelab.anchors import anchors_for
 from wirelab.report.headlines.base import Comparison, Headline, HeadlineEntry
 from wirelab.report.headlines.values import dig, number, plural
 from wirelab.report.runs import Run
+from wirelab.reservoir.config import ExperimentConfig
+from wirelab.reservoir.nulls import NULLS
+from wirelab.reservoir.tasks import labelled_metrics, metric_of
 
 ALPHA = 0.05  # p at or below this is called significant
 
 
-# --- names of the reservoir's tasks and null models, in words ---------------------------------
-# The only place the report names reservoir tasks and null models (to be read from their
-# registry entries once they carry their words).
-
-NULL_NAMES = {
-    "degree": "degree-preserving",
-    "erdos-renyi": "Erdos-Renyi",
-    "weights": "weight-shuffled",
-    "mirror": "left-right mirrored",
-}
-PREFERRED_TASKS = ("memory-capacity", "mackey-glass-84")  # the headline's task, if the run has it
-TASK_WORDS = {
-    "memory-capacity": "remember more",
-    "mackey-glass-84": "predict Mackey-Glass 84 steps ahead better",
-    "mackey-glass": "predict Mackey-Glass better",
-    "narma10": "model NARMA-10 better",
-}
+# --- the reservoir's tasks and null models, in the words their registry entries carry --------
 
 
 def task_words(task: str) -> str:
-    """What the connectome would do better on ``task``, as the question says it
-    (``remember more``); ``score better on TASK`` for a task without words."""
-    return TASK_WORDS.get(task, f"score better on {task}")
+    """What the connectome would do better on ``task`` (a task or score label of metrics.json's
+    summary), as the question says it (``remember more``): the words of its `Metric`
+    (`wirelab.reservoir.tasks`); ``score better on TASK`` for one without words."""
+    metric = metric_of(task)
+    return metric.words if metric is not None and metric.words else f"score better on {task}"
 
 
 def null_words(kind: str) -> str:
-    """The null model ``kind`` as the question names it (``degree-preserving``)."""
-    return NULL_NAMES.get(kind, kind)
+    """The null model ``kind`` as the question names it (``degree-preserving``): its entry's
+    words (`wirelab.reservoir.nulls.NULLS`), else its name."""
+    words = NULLS.get(kind).words if kind in NULLS else ""
+    return words or kind
+
+
+def preferred_tasks() -> list[str]:
+    """The scores a run's headline prefers, in registry order (the metrics marked ``headline``)."""
+    return [label for label, metric in labelled_metrics() if metric.headline]
 
 
 # --- the headline ---------------------------------------------------------------------------
@@ -99,12 +95,12 @@ def reservoir(run: Run) -> Headline | None:
     summary = dig(run.metrics, "summary")
     if not isinstance(summary, dict) or not summary:
         return None
-    task = next((t for t in PREFERRED_TASKS if t in summary), sorted(summary)[0])
+    task = next((t for t in preferred_tasks() if t in summary), sorted(summary)[0])
     s = summary[task]
     score, metric = number(dig(s, "connectome")), dig(s, "metric") or task
     if score is None:
         return None
-    kind = dig(run.config, "config", "null_models", 0) or "degree"
+    kind = dig(run.config, "config", "null_models", 0) or ExperimentConfig().null_models[0]
     nulls = null_words(str(kind))
     who = _connectome(run.config)
     question = f"Does {who} {task_words(task)} than its {nulls} nulls?"
