@@ -6,10 +6,10 @@ from hypothesis import strategies as st
 from wirelab.logic import kernels
 from wirelab.logic.functional import gate_poly
 
-BACKENDS = ["torch"] + (["numba"] if kernels.HAVE_NUMBA else [])
+KERNELS = ["torch"] + (["numba"] if kernels.HAVE_NUMBA else [])
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("kernel", KERNELS)
 @settings(max_examples=25, deadline=None)
 @given(
     n_in=st.integers(1, 30),
@@ -17,14 +17,14 @@ BACKENDS = ["torch"] + (["numba"] if kernels.HAVE_NUMBA else [])
     bsz=st.integers(1, 70),
     seed=st.integers(0, 2**31 - 1),
 )
-def test_fused_kernel_matches_reference(backend, n_in, n, bsz, seed):
+def test_fused_kernel_matches_reference(kernel, n_in, n, bsz, seed):
     gen = torch.Generator().manual_seed(seed)
     x = torch.rand(n_in, bsz, generator=gen, requires_grad=True)
     a = torch.randint(0, n_in, (n,), generator=gen)
     b = torch.randint(0, n_in, (n,), generator=gen)  # a == b and repeated inputs included
     c = torch.randn(n, 4, generator=gen, requires_grad=True)
     g = torch.randn(n, bsz, generator=gen)
-    y = kernels.gather_gate(x, a, b, c, backend)
+    y = kernels.gather_gate(x, a, b, c, kernel)
     ref = gate_poly(x[a], x[b], c)
     assert torch.allclose(y, ref, atol=1e-5)
     gx, gc = torch.autograd.grad((y * g).sum(), [x, c])

@@ -5,13 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt
 import numpy as np
 
 from wirelab.fly.loop import Trace
+from wirelab.plotting import pyplot
 
 
 def _path(trace: Trace, i: int = 0) -> np.ndarray:
@@ -21,7 +18,7 @@ def _path(trace: Trace, i: int = 0) -> np.ndarray:
 
 def trajectories(traces: Mapping[str, Trace], title: str) -> Any:
     """Top view of fly 0 of each trace; start marked with a dot."""
-    fig, ax = plt.subplots(figsize=(5, 5))
+    fig, ax = pyplot().subplots(figsize=(5, 5))
     for label, tr in traces.items():
         p = _path(tr)
         ax.plot(p[:, 0], p[:, 1], label=label)
@@ -36,7 +33,7 @@ def trajectories(traces: Mapping[str, Trace], title: str) -> Any:
 
 def dn_traces(traces: Mapping[str, Trace], title: str) -> Any:
     """DN-VNC left/right mean activity over time, one panel per trace (scales differ)."""
-    fig, axes = plt.subplots(len(traces), 1, figsize=(6, 2.2 * len(traces)), squeeze=False)
+    fig, axes = pyplot().subplots(len(traces), 1, figsize=(6, 2.2 * len(traces)), squeeze=False)
     for ax, (label, tr) in zip(axes[:, 0], traces.items(), strict=True):
         ax.plot(tr.time, tr.dn[:, 0, 0], label="DN-VNC left")
         ax.plot(tr.time, tr.dn[:, 0, 1], label="DN-VNC right")
@@ -54,7 +51,7 @@ def lateralization(summary: Sequence[dict[str, Any]], normalize: str) -> Any:
     rows = [r for r in summary if r["normalize"] == normalize]
     mods = sorted({r["modality"] for r in rows})
     gains = sorted({r["gain"] for r in rows})
-    fig, ax = plt.subplots(figsize=(max(6, 0.9 * len(mods) * len(gains) / 2), 4))
+    fig, ax = pyplot().subplots(figsize=(max(6, 0.9 * len(mods) * len(gains) / 2), 4))
     width = 0.8 / len(gains)
     for gi, g in enumerate(gains):
         xs, ys, lo, hi, nm, ns = [], [], [], [], [], []
@@ -89,13 +86,13 @@ def lateralization(summary: Sequence[dict[str, Any]], normalize: str) -> Any:
 
 def taxis_paths(traces: Mapping[str, Trace], radius: float, n: int = 12) -> Any:
     """First ``n`` test trajectories of each condition around the source (origin)."""
-    fig, axes = plt.subplots(1, len(traces), figsize=(3.2 * len(traces), 3.4), squeeze=False)
+    fig, axes = pyplot().subplots(1, len(traces), figsize=(3.2 * len(traces), 3.4), squeeze=False)
     for ax, (label, tr) in zip(axes[0], traces.items(), strict=True):
         for i in range(min(n, tr.position.shape[1])):
             p = _path(tr, i)
             ax.plot(p[:, 0], p[:, 1], lw=0.8)
             ax.plot(*p[0], "k.", ms=3)
-        ax.add_patch(plt.Circle((0, 0), radius, color="orange", alpha=0.6))
+        ax.add_patch(pyplot().Circle((0, 0), radius, color="orange", alpha=0.6))
         ax.set_aspect("equal")
         ax.set_xlim(-35, 35)
         ax.set_ylim(-35, 35)
@@ -106,7 +103,7 @@ def taxis_paths(traces: Mapping[str, Trace], radius: float, n: int = 12) -> Any:
 
 def taxis_bars(rows: Sequence[dict[str, Any]]) -> Any:
     """Success rate per condition with a Wilson 95% interval."""
-    fig, ax = plt.subplots(figsize=(max(5, 0.8 * len(rows)), 3.5))
+    fig, ax = pyplot().subplots(figsize=(max(5, 0.8 * len(rows)), 3.5))
     names = [r["condition"] for r in rows]
     rate = np.array([r["success_rate"] for r in rows])
     lo = np.array([r["success_ci"][0] for r in rows])

@@ -136,12 +136,12 @@ def use_threads(n: int) -> None:
         torch.set_num_threads(n)
 
 
-def _use_numba(x: torch.Tensor, backend: str) -> bool:
-    if backend == "torch":
+def _use_numba(x: torch.Tensor, kernel: str) -> bool:
+    if kernel == "torch":
         return False
     ok = HAVE_NUMBA and x.device.type == "cpu" and x.dtype == torch.float32
-    if backend == "numba" and not ok:
-        raise RuntimeError("the numba backend needs numba and float32 CPU tensors")
+    if kernel == "numba" and not ok:
+        raise RuntimeError("the numba kernel needs numba and float32 CPU tensors")
     return ok
 
 
@@ -157,7 +157,7 @@ def _threads(work: int) -> int:
 
 
 class GatherGate(torch.autograd.Function):
-    """Autograd function for `gather_gate`; ``backend`` is ``auto``, ``numba`` or ``torch``."""
+    """Autograd function for `gather_gate`; ``kernel`` is ``auto``, ``numba`` or ``torch``."""
 
     @staticmethod
     def forward(
@@ -166,11 +166,11 @@ class GatherGate(torch.autograd.Function):
         a: torch.Tensor,
         b: torch.Tensor,
         c: torch.Tensor,
-        backend: str = "auto",
+        kernel: str = "auto",
     ) -> torch.Tensor:
         x = x.contiguous()
         c = c.contiguous()
-        numba_ok = _use_numba(x, backend)
+        numba_ok = _use_numba(x, kernel)
         if numba_ok:
             y = torch.empty((a.shape[0], x.shape[1]), dtype=x.dtype)
             fwd = _forward_par if _threads(a.shape[0] * x.shape[1]) > 1 else _forward_ser
@@ -219,7 +219,7 @@ class GatherGate(torch.autograd.Function):
 
 
 def gather_gate(
-    x: torch.Tensor, a: torch.Tensor, b: torch.Tensor, c: torch.Tensor, backend: str = "auto"
+    x: torch.Tensor, a: torch.Tensor, b: torch.Tensor, c: torch.Tensor, kernel: str = "auto"
 ) -> torch.Tensor:
     """``x`` (N_in, B), ``a, b`` (n,), ``c`` (n, 4) -> (n, B); see the module docstring."""
-    return GatherGate.apply(x, a, b, c, backend)
+    return GatherGate.apply(x, a, b, c, kernel)

@@ -40,6 +40,7 @@ from wirelab.logic.datasets import TaskData, load_task, parse_classes
 from wirelab.logic.inputs import select_inputs
 from wirelab.logic.kernels import use_threads
 from wirelab.logic.model import LogicNet, diagnostics
+from wirelab.plotting import pyplot
 from wirelab.progress import progress_bar
 from wirelab.results import ResultDir, experiment
 
@@ -374,10 +375,7 @@ def _gap_warning(gap: float) -> str | None:
 
 
 def _plot(history: list[dict[str, Any]], rd: ResultDir, *, by_step: bool) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     key = "step" if by_step else "epoch"
     xs = [h[key] for h in history]

@@ -25,6 +25,8 @@ from wirelab.reservoir.tasks import TASKS, Task
 from wirelab.reservoir.units import LIFUnits, Units, parse_bias
 from wirelab.reservoir.weights import NORMALIZATIONS, as_csr, normalize, resolve_normalization
 
+DEFAULT_NULLS = ("degree",)  # the null models a run compares the connectome with by default
+
 
 @dataclass
 class ExperimentConfig:
@@ -36,7 +38,7 @@ class ExperimentConfig:
     normalize: str = "auto"
     edge_types: list[str] | None = None
     nulls: int = 20
-    null_models: list[str] = field(default_factory=lambda: ["degree"])
+    null_models: list[str] = field(default_factory=lambda: list(DEFAULT_NULLS))
     activation: str = "tanh"
     leak: float = 1.0
     input_scaling: float = 0.3

@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from wirelab.plotting import pyplot
 from wirelab.progress import progress_bar
 from wirelab.reservoir.config import (
     ExperimentConfig,
@@ -71,10 +72,7 @@ def run(
 
 def plot_scores(metrics: dict[str, Any], tasks: Sequence[str] | None = None) -> Any:
     """Score vs alpha per task: the connectome's line over each null model's band."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     rows = metrics["results"]
     names = list(tasks) if tasks else sorted({r["task"] for r in rows})

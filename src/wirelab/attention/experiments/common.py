@@ -14,6 +14,7 @@ import numpy as np
 import torch
 
 from wirelab.errors import UsageError
+from wirelab.plotting import pyplot as pyplot
 from wirelab.results import ResultDir, experiment
 
 
@@ -38,12 +39,3 @@ def result_dir(
         out, command=f"wirelab attention {name}", config=asdict(cfg), overwrite=overwrite
     ) as rd:
         yield rd
-
-
-def pyplot() -> Any:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt

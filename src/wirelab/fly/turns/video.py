@@ -12,11 +12,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, cast
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt
 import numpy as np
+
+from wirelab.plotting import pyplot
 
 ORDER = ("left", "control", "right")
 COLORS = {"left": "C0", "control": "0.4", "right": "C3"}
@@ -37,7 +35,7 @@ def _rel_heading(r: Mapping[str, Any], settle: float) -> tuple[np.ndarray, np.nd
 def heading_plot(runs: Sequence[Mapping[str, Any]], model: str, settle: float) -> Any:
     """Heading change since stimulus onset, every seed (thin) and the mean (thick), per condition
     of ``model`` and the control."""
-    fig, ax = plt.subplots(figsize=(7, 4))
+    fig, ax = pyplot().subplots(figsize=(7, 4))
     for c in ORDER:
         sel = [r for r in runs if r["condition"] == c and (c == "control" or r["model"] == model)]
         if not sel:
@@ -67,7 +65,7 @@ def turn_plot(table: Sequence[Mapping[str, Any]]) -> Any:
     """Mean turn minus control with its 95% CI per model, left and right side by side."""
     rows = [r for r in table if r["condition"] in ("left", "right")]
     models = list(dict.fromkeys(r["model"] for r in rows))
-    fig, ax = plt.subplots(figsize=(max(5, 1.1 * len(models) + 2), 3.8))
+    fig, ax = pyplot().subplots(figsize=(max(5, 1.1 * len(models) + 2), 3.8))
     for j, c in enumerate(("left", "right")):
         for i, m in enumerate(models):
             r = next(x for x in rows if x["model"] == m and x["condition"] == c)
@@ -103,7 +101,7 @@ def write_video(
     n = min(len(filmed[c]["frames"]) for c in conds)
     total_t = float(np.asarray(filmed[conds[0]]["time"])[-1])
     frame_t = np.linspace(total_t / n, total_t, n)
-    fig = plt.figure(figsize=(9, 6), dpi=80)
+    fig = pyplot().figure(figsize=(9, 6), dpi=80)
     canvas = FigureCanvasAgg(fig)
     grid = fig.add_gridspec(2, 3, height_ratios=[1.1, 1])
     img_axes = [fig.add_subplot(grid[0, i]) for i in range(len(conds))]
@@ -150,7 +148,7 @@ def write_video(
             writer.append_data(rgb)
             if k in keep:
                 kept.append(rgb)
-    plt.close(fig)
+    pyplot().close(fig)
     if strip is not None:
         imageio.imwrite(strip, np.concatenate(kept, axis=1))
     return n

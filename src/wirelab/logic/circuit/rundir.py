@@ -49,6 +49,7 @@ from wirelab.logic.circuit.synth import synthesize
 from wirelab.logic.circuit.targets import TARGETS, pnr_targets
 from wirelab.logic.circuit.tools import script_word
 from wirelab.logic.discrete import DiscreteLogicNet
+from wirelab.plotting import pyplot
 from wirelab.results import ResultDir, write_json
 
 Progress = Callable[[str], None]
@@ -158,10 +159,7 @@ def compile_run(
 
 def plot_passes(rd: ResultDir, report: list[dict[str, Any]], raw: Circuit, simple: Circuit) -> Path:
     """``passes.png``: gate count after each pass of the first round, and gates by type."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(9, 3.2))
     first = [r for r in report if r["round"] == 1]

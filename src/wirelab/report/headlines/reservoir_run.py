@@ -16,7 +16,7 @@ from wirelab.anchors import anchors_for
 from wirelab.report.headlines.base import Comparison, Headline, HeadlineEntry
 from wirelab.report.headlines.values import dig, number, plural
 from wirelab.report.runs import Run
-from wirelab.reservoir.config import ExperimentConfig
+from wirelab.reservoir.config import DEFAULT_NULLS
 from wirelab.reservoir.nulls import NULLS
 from wirelab.reservoir.tasks import labelled_metrics, metric_of
 
@@ -100,7 +100,7 @@ def reservoir(run: Run) -> Headline | None:
     score, metric = number(dig(s, "connectome")), dig(s, "metric") or task
     if score is None:
         return None
-    kind = dig(run.config, "config", "null_models", 0) or ExperimentConfig().null_models[0]
+    kind = dig(run.config, "config", "null_models", 0) or DEFAULT_NULLS[0]
     nulls = null_words(str(kind))
     who = _connectome(run.config)
     question = f"Does {who} {task_words(task)} than its {nulls} nulls?"
