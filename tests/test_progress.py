@@ -21,3 +21,20 @@ def test_fraction_callback_and_hidden_bar(capsys: pytest.CaptureFixture[str]) ->
     with progress_bar("quiet", total=1, show=False) as bar:
         bar.update(1)
     assert capsys.readouterr().err.splitlines() == ["cb: 50% (0 s)"]
+
+
+def test_log_mode_heartbeat_says_done_elapsed_and_time_left(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import time
+
+    from wirelab import progress
+
+    monkeypatch.setattr(progress, "HEARTBEAT", 0.5)
+    with progress_bar("runs", total=4) as bar:
+        bar.update(1)  # 25%: its own line at the next tenth only from 10% steps
+        time.sleep(2.3)  # no unit finishes: heartbeats keep the log alive
+    lines = capsys.readouterr().err.splitlines()
+    beats = [ln for ln in lines if "(1/4)" in ln]
+    assert len(beats) >= 2
+    assert "left" in beats[0] and beats[0].startswith("runs: 25% (1/4), ")

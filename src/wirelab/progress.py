@@ -1,7 +1,9 @@
 """One progress bar for every long command.
 
-A terminal gets a rich bar; anything else (a log file, CI, a pipe) gets one line per 10% on
-stderr, so long runs are visible without filling a log::
+A terminal gets a rich bar (elapsed and remaining time); anything else (a log file, CI, a pipe)
+gets one line per 10% on stderr, and a line at least every `HEARTBEAT` seconds while work is
+running (units done, elapsed, estimated time left), so long runs are visible without filling a
+log::
 
     with progress_bar("training", total=epochs, show=not quiet) as bar:
         for epoch in range(epochs):
@@ -12,10 +14,17 @@ stderr, so long runs are visible without filling a log::
 from __future__ import annotations
 
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
+
+HEARTBEAT = 15.0  # seconds: the longest a log goes without a progress line
+
+
+def _duration(seconds: float) -> str:
+    return f"{seconds:.0f} s" if seconds < 120 else f"{seconds / 60:.1f} min"
 
 
 class ProgressBar:
@@ -32,6 +41,30 @@ class ProgressBar:
         self._t0 = time.perf_counter()
         self._tenth = -1
         self._show_lines = lines  # no rich bar: one line per 10% on stderr
+        self._last_line = self._t0
+        self._stop = threading.Event()
+        self._beat: threading.Thread | None = None
+        if lines:
+            self._beat = threading.Thread(target=self._heartbeat, daemon=True)
+            self._beat.start()
+
+    def status(self) -> str:
+        """``desc: 40% (4/10), 32 s, about 48 s left`` (no estimate before the first unit)."""
+        elapsed = time.perf_counter() - self._t0
+        done = min(self.completed / self.total, 1.0) if self.total > 0 else 0.0
+        counts = f" ({self.completed:g}/{self.total:g})" if self.total > 1 else ""
+        left = f", about {_duration(elapsed * (1 - done) / done)} left" if 0 < done < 1 else ""
+        return f"{self.description}: {100 * done:.0f}%{counts}, {_duration(elapsed)}{left}"
+
+    def _heartbeat(self) -> None:
+        while not self._stop.wait(1.0):
+            if time.perf_counter() - self._last_line >= HEARTBEAT:
+                self._last_line = time.perf_counter()
+                print(self.status(), file=sys.stderr, flush=True)
+
+    def close(self) -> None:
+        """Stop the heartbeat (the context manager calls this)."""
+        self._stop.set()
 
     def update(self, completed: float) -> None:
         self.completed = float(completed)
@@ -42,6 +75,7 @@ class ProgressBar:
             if tenth > max(self._tenth, 0):  # no "0%" line: a run that fails at once prints none
                 self._tenth = tenth
                 elapsed = time.perf_counter() - self._t0
+                self._last_line = time.perf_counter()
                 print(f"{self.description}: {tenth * 10}% ({elapsed:.0f} s)", file=sys.stderr)
 
     def advance(self, n: float = 1.0) -> None:
@@ -68,7 +102,11 @@ def progress_bar(
 
     console = Console(stderr=True)
     if not console.is_terminal:
-        yield ProgressBar(description, total, lines=True)
+        bar = ProgressBar(description, total, lines=True)
+        try:
+            yield bar
+        finally:
+            bar.close()
         return
     from rich.progress import (
         BarColumn,
