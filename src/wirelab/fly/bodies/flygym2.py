@@ -38,7 +38,7 @@ from wirelab.fly.body import Observation, check_signal, has_display
 from wirelab.fly.odor import OdorSource
 
 SPAWN_Z = 0.7  # mm: spawn height of the fly's attachment frame
-ANTENNA_Z = 1.2  # mm: funiculus height while walking on flygym 2 (measured)
+ANTENNA_Z = 1.13  # mm: mean funiculus height while walking on flygym 2 (measured, 0.1-1 s)
 STUMBLING_LINKS = ("tibia", "tarsus1", "tarsus2")
 CAMERA = "trackcam"
 
@@ -68,7 +68,7 @@ def build_simulation(start_xy: Sequence[float], start_heading: float, timestep: 
     from flygym.utils.math import Rotation3D
     from flygym_demo.complex_terrain import make_locomotion_fly
 
-    fly = make_locomotion_fly()
+    fly = make_locomotion_fly(colorize=True)
     fly.add_tracking_camera(name=CAMERA)
     world = FlatGroundWorld()
     half = 0.5 * float(start_heading)
@@ -100,7 +100,9 @@ class NmfWiring:
         seg = {s.name: s for s in fly.bodyseg_to_mjcfbody}
 
         def body(name: str) -> int:
-            return mj.mj_name2id(model, mj.mjtObj.mjOBJ_BODY, fly.bodyseg_to_mjcfbody[seg[name]].name)
+            return mj.mj_name2id(
+                model, mj.mjtObj.mjOBJ_BODY, fly.bodyseg_to_mjcfbody[seg[name]].name
+            )
 
         self.thorax = body("c_thorax")
         self.claws = np.array([body(f"{leg}_tarsus5") for leg in LEGS])
@@ -111,9 +113,16 @@ class NmfWiring:
         for dof, act in fly.jointdof_to_mjcfactuator_by_type[ActuatorType.POSITION].items():
             leg, link = dof.child.name.split("_", 1)
             q = DOFS.index((link, dof.axis.value))
-            self.actuators[LEGS.index(leg), q] = mj.mj_name2id(model, mj.mjtObj.mjOBJ_ACTUATOR, act.name)
+            self.actuators[LEGS.index(leg), q] = mj.mj_name2id(
+                model, mj.mjtObj.mjOBJ_ACTUATOR, act.name
+            )
         self.adhesion = np.array(
-            [mj.mj_name2id(model, mj.mjtObj.mjOBJ_ACTUATOR, fly.leg_to_adhesionactuator[leg].name) for leg in LEGS]
+            [
+                mj.mj_name2id(
+                    model, mj.mjtObj.mjOBJ_ACTUATOR, fly.leg_to_adhesionactuator[leg].name
+                )
+                for leg in LEGS
+            ]
         )
         # stumbling sensors: geom id -> slot (leg * 3 + link) or -1; ground geoms
         self._slot = np.full(model.ngeom, -1, dtype=np.int64)
@@ -193,3 +202,190 @@ def _sense(xpos, z_ids, geom, slot, ground, depth) -> bool:  # type: ignore[no-u
         if (slot[g1] >= 0 and ground[g2]) or (slot[g2] >= 0 and ground[g1]):
             return True
     return False
+
+
+class Flygym2Body:
+    """NeuroMechFly on flygym 2 under the lean hybrid turning controller (see module docstring).
+
+    Args:
+        start_xy: spawn position (mm).
+        start_heading: spawn heading (rad, 0 faces +x).
+        odor: an odor source, a sequence of them (intensities add), or None.
+        timestep: physics step (s).
+        seed: seed of the controller's initial CPG phases.
+        video: MP4 path to record to, or None.
+        play_speed: video play speed (0.1 = ten times slower than real time).
+        viewer: open MuJoCo's passive viewer (needs a display).
+        frame_every: physics steps per rendered frame (None: ``play_speed / 30 fps``).
+        frame_size: ``(width, height)`` of a rendered frame in pixels.
+        keep_frames: render frames (as for a video) and keep them in ``frames``.
+        settle: seconds the fly stands in the neutral pose at `reset` before the clock starts.
+    """
+
+    name = "flygym2"
+    renders_video: ClassVar[bool] = True
+    supports_batch: ClassVar[bool] = False
+    tour_duration: ClassVar[tuple[float, float]] = (0.06, 0.3)
+
+    def __init__(
+        self,
+        start_xy: tuple[float, float] = (0.0, 0.0),
+        start_heading: float = 0.0,
+        odor: OdorSource | Sequence[OdorSource] | None = None,
+        timestep: float = 1e-4,
+        seed: int = 0,
+        video: str | Path | None = None,
+        play_speed: float = 0.1,
+        viewer: bool = False,
+        frame_every: int | None = None,
+        frame_size: tuple[int, int] = (640, 480),
+        keep_frames: bool = False,
+        settle: float = 0.05,
+    ) -> None:
+        if not (np.isfinite(timestep) and 0 < timestep <= 1e-3):
+            raise UsageError(f"timestep must be in (0, 1e-3] s, not {timestep}")
+        if viewer and not has_display():
+            raise UsageError(
+                "no display found (DISPLAY/WAYLAND_DISPLAY unset): the live viewer needs one; "
+                "record a video with --video PATH instead"
+            )
+        import mujoco as mj
+
+        self.dt = float(timestep)
+        self.seed = seed
+        self.settle = float(settle)
+        self.sources = (odor,) if isinstance(odor, OdorSource) else tuple(odor or ())
+        self.odor = self.sources[0] if len(self.sources) == 1 else (self.sources or None)
+        self.video = Path(video) if video else None
+        self.sim = build_simulation(start_xy, start_heading, self.dt)
+        self.wiring = NmfWiring(self.sim)
+        self.controller = HybridTurning(self.dt, seed)
+        self._step = mj.mj_step
+        self._warnings = self.sim.mj_data.warning.number  # a view, read after each step
+        w = mj.mjtWarning
+        bad = sorted(int(k) for k in (w.mjWARN_BADQPOS, w.mjWARN_BADQVEL, w.mjWARN_BADQACC))
+        self._bad = self._warnings[bad[0] : bad[-1] + 1]  # MuJoCo reset the state: unstable
+        fps = 30
+        self.frame_every = max(
+            1, round(play_speed / fps / self.dt) if frame_every is None else int(frame_every)
+        )
+        self.render_s = 0.0
+        self.frames_rendered = 0
+        self.renderer: Any = None
+        self.viewer: Any = None
+        camera = self.sim.world.fly.cameraname_to_mjcfcamera[CAMERA]
+        if self.video is not None or viewer or keep_frames:
+            from flygym.rendering import Renderer
+
+            self.renderer = Renderer(
+                self.sim.mj_model,
+                camera,
+                camera_res=(int(frame_size[1]), int(frame_size[0])),
+                playback_speed=self.frame_every * self.dt * fps,
+                output_fps=fps,
+            )
+        if viewer:
+            self._open_viewer(camera.name)
+        self.reset()
+
+    def _open_viewer(self, camera_name: str) -> None:
+        import mujoco as mj
+        import mujoco.viewer
+
+        model, data = self.sim.mj_model, self.sim.mj_data
+        self.viewer = mujoco.viewer.launch_passive(model, data)
+        cam_id = mj.mj_name2id(model, mj.mjtObj.mjOBJ_CAMERA, camera_name)
+        if cam_id >= 0:
+            self.viewer.cam.type = mj.mjtCamera.mjCAMERA_FIXED
+            self.viewer.cam.fixedcamid = cam_id
+
+    def reset(self) -> Observation:
+        """Neutral pose, adhesion on, ``settle`` s of physics, then the clock starts at 0."""
+        self.sim.reset()
+        self.controller.reset(self.seed)
+        self.wiring.actuate(self.controller.data.neutral, np.ones(6))
+        self.sim.warmup(self.settle)
+        self.wiring.measure_antennae(self.sim)
+        self._offsets = [tuple(o) for o in self.wiring.antenna_offset.tolist()]
+        if self.renderer is not None:
+            self.renderer.reset()
+        self.t = 0.0
+        self._steps = 0
+        self._heading = 0.0
+        self._heading = self._unwrap(self.wiring.pose())
+        return self._observation()
+
+    def act(self, descending_signal: np.ndarray) -> Observation:
+        """One physics step under the drives ``[left, right]`` (clipped to ``DRIVE_RANGE``)."""
+        drive = check_signal(descending_signal, None)
+        stumbling = self.wiring.sense(self.controller.params.stumbling_force)
+        angles, adhesion = self.controller.step(drive, self.wiring.depth, stumbling)
+        self.wiring.actuate(angles, adhesion)
+        self._step(self.wiring.model, self.wiring.data)
+        self.t += self.dt
+        self._steps += 1
+        obs = self._observation()
+        if self.renderer is not None and self._steps % self.frame_every == 0:
+            t0 = time.perf_counter()
+            self.renderer.render_as_needed(self.wiring.data)
+            self.render_s += time.perf_counter() - t0
+            self.frames_rendered += 1
+        if self.viewer is not None and self.viewer.is_running():
+            self.viewer.sync()
+        return obs
+
+    def _unwrap(self, pose: tuple[float, ...]) -> float:
+        """Heading of the thorax x axis from the quaternion, unwrapped against the last one."""
+        _, _, _, w, x, y, z = pose
+        raw = math.atan2(2.0 * (x * y + w * z), w * w + x * x - y * y - z * z)
+        return self._heading + (raw - self._heading + math.pi) % (2 * math.pi) - math.pi
+
+    def _observation(self) -> Observation:
+        pose = self.wiring.pose()
+        if not all(map(math.isfinite, pose)) or self._bad.any():
+            raise DivergenceError(f"flygym 2 physics diverged at t={self.t:.4f} s")
+        self._heading = self._unwrap(pose)
+        odor = self.odor_at(self.antennae(pose)) if self.sources else None
+        return Observation(self.t, np.array(pose[:2]), np.asarray(self._heading), odor)
+
+    def antennae(self, pose: tuple[float, ...] | None = None) -> np.ndarray:
+        """``(2, 3)`` world positions of the left and right funiculus now (mm)."""
+        px, py, pz, w, x, y, z = self.wiring.pose() if pose is None else pose
+        n = w * w + x * x + y * y + z * z  # rotation of a (not quite) unit quaternion
+        rot = (
+            ((w * w + x * x - y * y - z * z) / n, 2 * (x * y - w * z) / n, 2 * (x * z + w * y) / n),
+            (2 * (x * y + w * z) / n, (w * w - x * x + y * y - z * z) / n, 2 * (y * z - w * x) / n),
+            (2 * (x * z - w * y) / n, 2 * (y * z + w * x) / n, (w * w - x * x - y * y + z * z) / n),
+        )
+        out = [
+            [p + r[0] * a + r[1] * b + r[2] * c for p, r in zip((px, py, pz), rot, strict=True)]
+            for a, b, c in self._offsets
+        ]
+        return np.array(out)
+
+    def odor_at(self, points: np.ndarray) -> np.ndarray:
+        """``(n,)`` intensity ``sum_k P_k / |a - s_k|^2`` at ``points`` ``(n, 3)`` (mm)."""
+        total = np.zeros(len(points))
+        for s in self.sources:
+            d = points - np.array([s.xy[0], s.xy[1], ANTENNA_Z + s.height])
+            total += s.peak / np.einsum("ij,ij->i", d, d)
+        return total
+
+    @property
+    def frames(self) -> list[np.ndarray]:
+        """The rendered frames so far, ``(H, W, 3)`` uint8 each (empty without a camera)."""
+        if self.renderer is None:
+            return []
+        return [f for frames in self.renderer.frames.values() for f in frames]
+
+    def close(self) -> None:
+        if self.renderer is not None:
+            if self.video is not None and self.frames:
+                self.video.parent.mkdir(parents=True, exist_ok=True)
+                self.renderer.save_video(self.video)
+            self.renderer.close()
+            self.renderer = None
+        if self.viewer is not None:
+            self.viewer.close()
+            self.viewer = None
+        self.sim.close()

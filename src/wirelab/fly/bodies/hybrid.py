@@ -179,17 +179,11 @@ class HybridTurning:
         self.params = p = params or HybridParams()
         self.data = steps or load_steps(p)
         self.dt = float(timestep)
+        rates = (*p.retraction_rates, *p.stumbling_rates)
         self._scalars = np.array(
-            [
-                self.dt,
-                p.retraction_height,
-                p.persistence_threshold,
-                p.persistence_steps,
-                *p.retraction_rates,
-                *p.stumbling_rates,
-                p.max_correction,
-            ]
+            [self.dt, p.retraction_height, p.persistence_threshold, p.persistence_steps, *rates]
         )
+        self._scalars = np.append(self._scalars, p.max_correction)
         sw = self.data.swing
         ends = sw[:, 1] + p.swing_extension
         # (4, 6): base frequency, convergence, swing start, swing end + extension
@@ -200,6 +194,9 @@ class HybridTurning:
         self.adhesion = np.zeros(6)  # 1.0 on, 0.0 off
         self._arg = np.zeros((6, 6))  # theta_j - theta_i - phi_ij for the next step
         self._sin = np.zeros((6, 6))
+        d = self.data
+        self._k = (d.weights, d.phase_bias, self._legs, d.gain, self._scalars, d.coeffs, d.knots)
+        self._k += (d.neutral, d.correction)
         self.reset(seed)
 
     def reset(self, seed: int | None = None) -> None:
@@ -210,16 +207,6 @@ class HybridTurning:
         self.persistence[:] = 0
         theta = self.state[0]
         self._arg[:] = theta[np.newaxis, :] - theta[:, np.newaxis] - self.data.phase_bias
-
-    @property
-    def phases(self) -> np.ndarray:
-        """``(6,)`` CPG phases (rad, not wrapped)."""
-        return self.state[0]
-
-    @property
-    def magnitudes(self) -> np.ndarray:
-        """``(6,)`` CPG amplitudes."""
-        return self.state[1]
 
     def step(
         self, drive: np.ndarray, depth: np.ndarray, stumbling: np.ndarray
@@ -233,26 +220,10 @@ class HybridTurning:
                 (`stumbling_from_forces`).
         """
         np.sin(self._arg, out=self._sin)
-        d = self.data
+        drive = np.asarray(drive, dtype=np.float64)
+        out = (self.angles, self.adhesion, self._arg)
         _step_kernel(
-            np.asarray(drive, dtype=np.float64),
-            depth,
-            stumbling,
-            self._sin,
-            self.state,
-            self.persistence,
-            d.weights,
-            d.phase_bias,
-            self._legs,
-            d.gain,
-            self._scalars,
-            d.coeffs,
-            d.knots,
-            d.neutral,
-            d.correction,
-            self.angles,
-            self.adhesion,
-            self._arg,
+            drive, depth, stumbling, self._sin, self.state, self.persistence, *out, *self._k
         )
         return self.angles, self.adhesion
 
@@ -309,6 +280,9 @@ def _step_kernel(
     sin_now: np.ndarray,
     state: np.ndarray,
     persist: np.ndarray,
+    angles: np.ndarray,
+    adhesion: np.ndarray,
+    arg_next: np.ndarray,
     weights: np.ndarray,
     bias: np.ndarray,
     legs: np.ndarray,
@@ -318,9 +292,6 @@ def _step_kernel(
     knots: np.ndarray,
     neutral: np.ndarray,
     correction: np.ndarray,
-    angles: np.ndarray,
-    adhesion: np.ndarray,
-    arg_next: np.ndarray,
 ) -> None:
     """One controller step in place (shapes as in `HybridTurning` and `SteppingData`)."""
     theta, r = state[0], state[1]
