@@ -271,6 +271,7 @@ class Flygym2Body:
         self.renderer: Any = None
         self.viewer: Any = None
         camera = self.sim.world.fly.cameraname_to_mjcfcamera[CAMERA]
+        self.camera = camera.name  # the tracking camera's name in the compiled model
         if self.video is not None or viewer or keep_frames:
             from flygym.rendering import Renderer
 
