@@ -184,13 +184,20 @@ class NmfWiring:
         ctrl[self.actuators] = angles
         ctrl[self.adhesion] = adhesion
 
-    def pose(self) -> tuple[float, float, float, float, float, float, float]:
-        """Root free joint now: ``x, y, z`` (mm) and quaternion ``w, x, y, z``."""
-        return tuple(self.data.qpos[self.qpos : self.qpos + 7].tolist())  # type: ignore[return-value]
+    def pose(self) -> tuple[float, ...]:
+        """Root free joint now: ``x, y, z`` (mm) and quaternion ``w, x, y, z`` (7 floats)."""
+        return tuple(self.data.qpos[self.qpos : self.qpos + 7].tolist())
 
 
 @njit(cache=True)
-def _sense(xpos, z_ids, geom, slot, ground, depth) -> bool:  # type: ignore[no-untyped-def]
+def _sense(
+    xpos: np.ndarray,
+    z_ids: np.ndarray,
+    geom: np.ndarray,
+    slot: np.ndarray,
+    ground: np.ndarray,
+    depth: np.ndarray,
+) -> bool:
     """``depth[i] = z_thorax - z_claw_i``; True when a stumbling link touches the ground."""
     for i in range(6):
         depth[i] = xpos[z_ids[0], 2] - xpos[z_ids[i + 1], 2]

@@ -195,8 +195,8 @@ class HybridTurning:
         self._arg = np.zeros((6, 6))  # theta_j - theta_i - phi_ij for the next step
         self._sin = np.zeros((6, 6))
         d = self.data
-        self._k = (d.weights, d.phase_bias, self._legs, d.gain, self._scalars, d.coeffs, d.knots)
-        self._k += (d.neutral, d.correction)
+        self._k: tuple[np.ndarray, ...] = (d.weights, d.phase_bias, self._legs, d.gain)
+        self._k += (self._scalars, d.coeffs, d.knots, d.neutral, d.correction)
         self.reset(seed)
 
     def reset(self, seed: int | None = None) -> None:
