@@ -34,7 +34,7 @@ from numba import njit
 
 from wirelab.errors import DivergenceError, UsageError
 from wirelab.fly.bodies.hybrid import LEGS, HybridTurning, stumbling_from_forces
-from wirelab.fly.body import Observation, check_signal, has_display
+from wirelab.fly.body import DRIVE_RANGE, Observation, check_signal, has_display
 from wirelab.fly.odor import OdorSource
 
 SPAWN_Z = 0.7  # mm: spawn height of the fly's attachment frame
@@ -138,6 +138,7 @@ class NmfWiring:
         self._wrench = np.zeros(6)
         self._calm = np.zeros(6, dtype=np.bool_)
         self.depth = np.zeros(6)
+        self._root = self.data.qpos[self.qpos : self.qpos + 7]  # a view into MuJoCo's state
 
     def measure_antennae(self, sim: Any) -> None:
         """Store the funiculi in the thorax frame (rigid: the head is fused to the thorax)."""
@@ -186,7 +187,7 @@ class NmfWiring:
 
     def pose(self) -> tuple[float, ...]:
         """Root free joint now: ``x, y, z`` (mm) and quaternion ``w, x, y, z`` (7 floats)."""
-        return tuple(self.data.qpos[self.qpos : self.qpos + 7].tolist())
+        return tuple(self._root.tolist())
 
 
 @njit(cache=True)
@@ -265,10 +266,11 @@ class Flygym2Body:
         self.wiring = NmfWiring(self.sim)
         self.controller = HybridTurning(self.dt, seed)
         self._step = mj.mj_step
-        self._warnings = self.sim.mj_data.warning.number  # a view, read after each step
+        # MuJoCo resets an unstable state itself and counts a warning: a view read each step
         w = mj.mjtWarning
         bad = sorted(int(k) for k in (w.mjWARN_BADQPOS, w.mjWARN_BADQVEL, w.mjWARN_BADQACC))
-        self._bad = self._warnings[bad[0] : bad[-1] + 1]  # MuJoCo reset the state: unstable
+        self._bad = self.sim.mj_data.warning.number[bad[0] : bad[-1] + 1]
+        self._drive = np.zeros(2)
         fps = 30
         self.frame_every = max(
             1, round(play_speed / fps / self.dt) if frame_every is None else int(frame_every)
@@ -322,7 +324,7 @@ class Flygym2Body:
 
     def act(self, descending_signal: np.ndarray) -> Observation:
         """One physics step under the drives ``[left, right]`` (clipped to ``DRIVE_RANGE``)."""
-        drive = check_signal(descending_signal, None)
+        drive = self._checked(descending_signal)
         stumbling = self.wiring.sense(self.controller.params.stumbling_force)
         angles, adhesion = self.controller.step(drive, self.wiring.depth, stumbling)
         self.wiring.actuate(angles, adhesion)
@@ -339,6 +341,17 @@ class Flygym2Body:
             self.viewer.sync()
         return obs
 
+    def _checked(self, signal: np.ndarray) -> np.ndarray:
+        """`check_signal` for one fly, without its array overhead on the usual path."""
+        s = np.asarray(signal, dtype=np.float64)
+        if s.shape == (2,):
+            left, right = s.tolist()
+            if math.isfinite(left) and math.isfinite(right):
+                lo, hi = DRIVE_RANGE
+                self._drive[0], self._drive[1] = min(max(left, lo), hi), min(max(right, lo), hi)
+                return self._drive
+        return check_signal(s, None)  # raises the usual error
+
     def _unwrap(self, pose: tuple[float, ...]) -> float:
         """Heading of the thorax x axis from the quaternion, unwrapped against the last one."""
         _, _, _, w, x, y, z = pose
@@ -347,7 +360,7 @@ class Flygym2Body:
 
     def _observation(self) -> Observation:
         pose = self.wiring.pose()
-        if not all(map(math.isfinite, pose)) or self._bad.any():
+        if not math.isfinite(sum(pose)) or any(self._bad.tolist()):
             raise DivergenceError(f"flygym 2 physics diverged at t={self.t:.4f} s")
         self._heading = self._unwrap(pose)
         odor = self.odor_at(self.antennae(pose)) if self.sources else None

@@ -195,7 +195,9 @@ class HybridTurning:
         self._arg = np.zeros((6, 6))  # theta_j - theta_i - phi_ij for the next step
         self._sin = np.zeros((6, 6))
         d = self.data
-        self._k: tuple[np.ndarray, ...] = (d.weights, d.phase_bias, self._legs, d.gain)
+        # the kernel's arguments after the inputs: state, outputs, constants
+        self._k: tuple[np.ndarray, ...] = (self._sin, self.state, self.persistence, self.angles)
+        self._k += (self.adhesion, self._arg, d.weights, d.phase_bias, self._legs, d.gain)
         self._k += (self._scalars, d.coeffs, d.knots, d.neutral, d.correction)
         self.reset(seed)
 
@@ -220,11 +222,7 @@ class HybridTurning:
                 (`stumbling_from_forces`).
         """
         np.sin(self._arg, out=self._sin)
-        drive = np.asarray(drive, dtype=np.float64)
-        out = (self.angles, self.adhesion, self._arg)
-        _step_kernel(
-            drive, depth, stumbling, self._sin, self.state, self.persistence, *out, *self._k
-        )
+        _step_kernel(np.asarray(drive, dtype=np.float64), depth, stumbling, *self._k)
         return self.angles, self.adhesion
 
 
