@@ -9,6 +9,8 @@ compares every actuator command and the final state. Skipped where flygym 2 is n
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -25,7 +27,8 @@ def _flygym2() -> None:
         pytest.skip(reason)
 
 
-def _settled(seed: int):  # type: ignore[no-untyped-def]
+def _settled(seed: int) -> tuple[Any, Any, Any]:
+    """A flygym 2 simulation settled in the neutral pose, its wiring and a lean controller."""
     from wirelab.fly.bodies.flygym2 import NmfWiring, build_simulation
     from wirelab.fly.bodies.hybrid import HybridTurning
 
