@@ -33,7 +33,7 @@ import numpy as np
 from numba import njit
 
 from wirelab.errors import DivergenceError, UsageError
-from wirelab.fly.bodies.hybrid import LEGS, HybridTurning, stumbling_from_forces
+from wirelab.fly.bodies.hybrid import DOFS, LEGS, HybridTurning, stumbling_from_forces
 from wirelab.fly.body import DRIVE_RANGE, Observation, check_signal, has_display
 from wirelab.fly.odor import OdorSource
 
@@ -95,40 +95,28 @@ class NmfWiring:
         if list(fly.get_legs_order()) != list(LEGS):
             raise UsageError(f"unexpected leg order {fly.get_legs_order()}")
         seg = {s.name: s for s in fly.bodyseg_to_mjcfbody}
+        obj, bodies, glue = mj.mjtObj, fly.bodyseg_to_mjcfbody, fly.leg_to_adhesionactuator
 
-        def body(name: str) -> int:
-            return mj.mj_name2id(
-                model, mj.mjtObj.mjOBJ_BODY, fly.bodyseg_to_mjcfbody[seg[name]].name
-            )
+        def ident(kind: Any, element: Any) -> int:
+            return int(mj.mj_name2id(model, kind, element.name))
 
-        self.thorax = body("c_thorax")
-        self.claws = np.array([body(f"{leg}_tarsus5") for leg in LEGS])
+        self.thorax = ident(obj.mjOBJ_BODY, bodies[seg["c_thorax"]])
+        self.claws = np.array([ident(obj.mjOBJ_BODY, bodies[seg[f"{g}_tarsus5"]]) for g in LEGS])
         self._z_ids = np.concatenate([[self.thorax], self.claws])
         self.actuators = np.zeros((6, 7), dtype=np.int64)
-        from wirelab.fly.bodies.hybrid import DOFS
-
         for dof, act in fly.jointdof_to_mjcfactuator_by_type[ActuatorType.POSITION].items():
             leg, link = dof.child.name.split("_", 1)
             q = DOFS.index((link, dof.axis.value))
-            self.actuators[LEGS.index(leg), q] = mj.mj_name2id(
-                model, mj.mjtObj.mjOBJ_ACTUATOR, act.name
-            )
-        self.adhesion = np.array(
-            [
-                mj.mj_name2id(
-                    model, mj.mjtObj.mjOBJ_ACTUATOR, fly.leg_to_adhesionactuator[leg].name
-                )
-                for leg in LEGS
-            ]
-        )
+            self.actuators[LEGS.index(leg), q] = ident(obj.mjOBJ_ACTUATOR, act)
+        self.adhesion = np.array([ident(obj.mjOBJ_ACTUATOR, glue[leg]) for leg in LEGS])
         # stumbling sensors: geom id -> slot (leg * 3 + link) or -1; ground geoms
         self._slot = np.full(model.ngeom, -1, dtype=np.int64)
         for i, (leg, link) in enumerate((lg, lk) for lg in LEGS for lk in STUMBLING_LINKS):
             for g in fly.bodyseg_to_mjcfgeom[seg[f"{leg}_{link}"]]:
-                self._slot[mj.mj_name2id(model, mj.mjtObj.mjOBJ_GEOM, g.name)] = i
+                self._slot[ident(obj.mjOBJ_GEOM, g)] = i
         self._ground = np.zeros(model.ngeom, dtype=np.bool_)
         for g in sim.world.ground_geoms:
-            self._ground[mj.mj_name2id(model, mj.mjtObj.mjOBJ_GEOM, g.name)] = True
+            self._ground[ident(obj.mjOBJ_GEOM, g)] = True
         self.qpos = int(model.jnt_qposadr[model.body_jntadr[self.thorax]])
         if model.jnt_type[model.body_jntadr[self.thorax]] != mj.mjtJoint.mjJNT_FREE:
             raise UsageError("the thorax is not the fly's free root body")
