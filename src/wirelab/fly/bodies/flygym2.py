@@ -15,9 +15,9 @@ after the step), the odor at the two funiculi (third antennal segments)::
     I(a) = sum_k P_k / |a - s_k|^2,   s_k = (x_k, y_k, ANTENNA_Z + height_k)
 
 Rendering (``video=PATH``, ``keep_frames``, ``viewer``) uses the fly's tracking camera
-(``fly.add_tracking_camera``: follows the thorax, fixed orientation, looking at the fly from its
-right and above), a frame every ``frame_every`` physics steps; set ``MUJOCO_GL=osmesa`` or
-``egl`` without a display (done here when no display is found).
+(``fly.add_tracking_camera``: follows the thorax with a fixed orientation, looking from the
+world's -y side and above), a frame every ``frame_every`` physics steps. Headless rendering needs
+``MUJOCO_GL=osmesa`` or ``egl``; osmesa is set here when no display is found.
 """
 
 from __future__ import annotations

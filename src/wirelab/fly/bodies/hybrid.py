@@ -128,8 +128,9 @@ def load_steps(params: HybridParams | None = None) -> SteppingData:
         spline = CubicSpline(knots, y, axis=1, bc_type="periodic")
         coeffs.append(spline.c)  # (4, K, 7)
         neutral.append(spline(np.array([np.pi]))[:, 0])
-        times = np.array([rec["swing_stance_time"][k][leg.upper()] for k in ("swing", "stance")])
-        swing.append(np.array([0, times[1]], dtype=float) / duration * TWO_PI)
+        # phase 0 starts the swing; the recording's "stance" time is where the swing ends
+        end = rec["swing_stance_time"]["stance"][leg.upper()]
+        swing.append(np.array([0, end], dtype=float) / duration * TWO_PI)
     sign = {"l": np.ones(7), "r": _MIRROR}
     correction = np.array([np.array(_CORRECTION[leg[1]]) * sign[leg[0]] for leg in LEGS])
     bias = np.pi * np.array([[(i + j) % 2 for j in range(6)] for i in range(6)], dtype=float)
