@@ -103,7 +103,7 @@ def run_in_fly_env(target: str, config: Any, out: Path, **kwargs: Any) -> dict[s
     python = fly_python()
     if python is None:
         raise WirelabError(f"the flygym body runs in the fly environment, not set up; {SETUP_HINT}")
-    payload = pickle.dumps((target, config, Path(out).resolve(), kwargs))
+    payload = pickle.dumps((target, config, Path(out).resolve(), kwargs, list(sys.argv)))
     with tempfile.TemporaryDirectory(prefix="wirelab-fly-") as tmp:
         error_file = Path(tmp) / "error.json"
         env = {**os.environ, CHILD_VAR: "1", ERROR_VAR: str(error_file)}
@@ -136,7 +136,8 @@ def child_error(error_file: Path, code: int) -> WirelabError:
 
 def child_main() -> int:
     """Entry point in the fly environment: unpickle the run from stdin, run it, report errors."""
-    target, config, out, kwargs = pickle.loads(sys.stdin.buffer.read())
+    target, config, out, kwargs, argv = pickle.loads(sys.stdin.buffer.read())
+    sys.argv = argv  # config.json records the command the user typed
     module, name = target.split(":")
     run = getattr(importlib.import_module(module), name)
     try:

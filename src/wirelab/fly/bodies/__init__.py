@@ -5,6 +5,8 @@ Adding a body is one new module in this package with a class following
 class attributes ``name``, ``renders_video``, ``supports_batch``, ``tour_duration``) plus one
 ``BODIES.add`` line here (or ``BODIES.add(...)`` from anywhere, e.g. a test). Entries are lazy
 ``"module:attr"`` strings, so MuJoCo and flygym are imported only when a flygym body is chosen.
+A body registered with ``environment="fly"`` runs in the fly environment (Python 3.12, flygym 2):
+an experiment typed in the main environment hands itself there (`wirelab.fly.envs`).
 
 Besides the bodies, this package holds what belongs to them: `calibration` (the kinematic body's
 constants fitted to flygym runs, ``calibration.json``) and `timestep` (is a larger flygym
@@ -24,8 +26,14 @@ BODIES.add(
 )
 BODIES.add(
     "flygym",
+    "wirelab.fly.bodies.flygym2:Flygym2Body",
+    "NeuroMechFly on flygym 2 (MuJoCo 3.16, lean hybrid turning controller); video and viewer",
+    environment="fly",
+)
+BODIES.add(
+    "flygym1",
     "wirelab.fly.bodies.flygym1:FlygymBody",
-    "NeuroMechFly in MuJoCo (flygym HybridTurningController); video and live viewer",
+    "NeuroMechFly on flygym 1.2.1 (legacy, kept one release to compare; the fly-legacy extra)",
 )
 
 

@@ -78,7 +78,7 @@ class FlygymBody:
             flygym's own.
     """
 
-    name = "flygym"
+    name = "flygym1"
     renders_video: ClassVar[bool] = True
     supports_batch: ClassVar[bool] = False
     tour_duration: ClassVar[tuple[float, float]] = (0.06, 0.3)

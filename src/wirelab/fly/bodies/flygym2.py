@@ -33,8 +33,8 @@ import numpy as np
 from numba import njit
 
 from wirelab.errors import DivergenceError, UsageError
+from wirelab.fly.bodies.base import DRIVE_RANGE, Observation, check_signal, has_display
 from wirelab.fly.bodies.hybrid import DOFS, LEGS, HybridTurning, stumbling_from_forces
-from wirelab.fly.body import DRIVE_RANGE, Observation, check_signal, has_display
 from wirelab.fly.odor import OdorSource
 
 SPAWN_Z = 0.7  # mm: spawn height of the fly's attachment frame
@@ -215,7 +215,7 @@ class Flygym2Body:
         settle: seconds the fly stands in the neutral pose at `reset` before the clock starts.
     """
 
-    name = "flygym2"
+    name = "flygym"
     renders_video: ClassVar[bool] = True
     supports_batch: ClassVar[bool] = False
     tour_duration: ClassVar[tuple[float, float]] = (0.06, 0.3)

@@ -30,6 +30,7 @@ from wirelab.data.connectomes import load_connectome
 from wirelab.errors import UsageError
 from wirelab.fly.bodies import body_class, renderers
 from wirelab.fly.controller import ConnectomeController, ControllerConfig
+from wirelab.fly.envs import in_fly_env
 from wirelab.fly.loop import Trace, run_loop
 from wirelab.fly.mapping import EVOKED_GAIN, FixedMapping
 from wirelab.progress import progress_bar
@@ -160,6 +161,7 @@ class StimulateConfig:
             )
 
 
+@in_fly_env
 def run(
     config: StimulateConfig,
     out: Path,

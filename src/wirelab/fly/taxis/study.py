@@ -30,6 +30,7 @@ from wirelab.errors import UsageError
 from wirelab.fly.bodies import body_class, renderers
 from wirelab.fly.bodies.base import Body
 from wirelab.fly.controller import ControllerConfig
+from wirelab.fly.envs import in_fly_env
 from wirelab.fly.loop import Trace
 from wirelab.fly.mapping import LinearMapping
 from wirelab.fly.store import resumable_experiment
@@ -211,6 +212,7 @@ class TaxisStudyConfig:
             )
 
 
+@in_fly_env
 def run(
     config: TaxisStudyConfig,
     out: Path,

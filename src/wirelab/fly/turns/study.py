@@ -31,6 +31,7 @@ from scipy import stats
 from wirelab.errors import UsageError
 from wirelab.fly.bodies import body_class
 from wirelab.fly.controller import ControllerConfig
+from wirelab.fly.envs import in_fly_env
 from wirelab.fly.mapping import EVOKED_GAIN, FixedMapping
 from wirelab.fly.store import resumable_experiment
 from wirelab.fly.turns.runs import RUNS, RunSpec, load_run, model_names, run_one, save_run
@@ -197,6 +198,7 @@ def timing_summary(runs: Sequence[dict[str, Any]], wall_s: float) -> dict[str, A
     }
 
 
+@in_fly_env
 def run(
     config: TurnsConfig,
     out: Path,
