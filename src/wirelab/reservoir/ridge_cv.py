@@ -19,8 +19,7 @@ lambda and every output. With the fold's training rows centred (``Xc``, ``Yc``; 
 so each lambda costs one ``(T_test, r) x (r, O)`` product (`cv_errors_data`). With fewer
 training rows than features the eigenpairs come from the ``T x T`` kernel ``Xc Xc^T``: a
 2,952-neuron readout trained on 600 steps costs a 400 x 400 eigendecomposition per fold, not a
-2,952 x 2,952 one (one BLAS thread, 29 lambdas, 30 outputs, 3 folds and the refit: 0.56 s
-instead of 28-35 s from the statistics; at 3,000 steps 17 s instead of 25-31 s). From streaming
+2,952 x 2,952 one (the measured costs are in docs/reservoir.md). From streaming
 statistics (`RidgeAccumulator.cv_errors`) ``V, d`` come from the training folds' centred
 ``X^T X`` and the held-out error is expanded on the held-out fold's statistics. Numerically zero
 directions are dropped (`spectrum`), so ``lambda = 0`` gives the minimum-norm least-squares
@@ -151,8 +150,8 @@ class RidgeAccumulator:
     def _solve(self, keep: np.ndarray, lam: float) -> tuple[np.ndarray, np.ndarray]:
         mx, my, cxx, cxy = self._centred(keep)
         a = cxx + lam * np.eye(self.f)
-        # numpy's LAPACK, not scipy.linalg: scipy's bundled 2-thread OpenBLAS was measured
-        # ~300x slower on 182 x 182 solves on the shared 2-core machine (thread spinning)
+        # numpy's LAPACK, not scipy.linalg: scipy's bundled multi-thread OpenBLAS spins on
+        # small solves when the cores are shared (docs/reservoir.md)
         try:
             w = np.linalg.solve(a, cxy)
         except np.linalg.LinAlgError:

@@ -70,7 +70,7 @@ def mackey_glass(
     hist = np.full(lag + 1, x0)
     if seed is not None:
         hist += np.random.default_rng(seed).uniform(-0.1, 0.1, lag + 1)
-    x = hist.tolist()  # x[k] is time (k - lag) * dt; Python floats: ~5x faster than indexing
+    x = hist.tolist()  # x[k] is time (k - lag) * dt; Python floats, not array indexing
 
     def f(xt: float, xd: float) -> float:
         return beta * xd / (1.0 + xd**n) - gamma * xt
@@ -125,7 +125,7 @@ def lorenz63(
         x, y, z = (1.0 + np.random.default_rng(seed).uniform(-0.1, 0.1, 3)).tolist()
     out = np.empty((length, 3))
     h = 0.5 * dt
-    for k in range(skip + (length - 1) * every + 1):  # scalar RK4: ~50x faster than arrays
+    for k in range(skip + (length - 1) * every + 1):  # scalar RK4 on Python floats, not small arrays
         if k >= skip and (k - skip) % every == 0:
             out[(k - skip) // every] = (x, y, z)
         a1, b1, c1 = sigma * (y - x), x * (rho - z) - y, x * y - beta * z

@@ -4,8 +4,8 @@
 physics step, for its stumbling and retraction rules, and ``Simulation.step`` reads it again
 *after* the step. Between the read at the end of step ``t`` and the read at the start of step
 ``t + 1`` nothing touches the physics, so the second read recomputes the same dict
-(`Fly.get_observation` was ~60% of a step's time under cProfile, read twice; reusing it made a
-step 16% faster measured alone, 4.45 -> 3.76 ms).
+(`Fly.get_observation` is most of a step's time, read twice; docs/fly.md has the measured
+saving).
 
 `cached_fly_class` returns a subclass of ``flygym.Fly`` whose ``get_observation`` keys the last
 result on the physics state that the observation is a function of::
