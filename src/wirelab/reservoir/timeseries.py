@@ -125,7 +125,7 @@ def lorenz63(
         x, y, z = (1.0 + np.random.default_rng(seed).uniform(-0.1, 0.1, 3)).tolist()
     out = np.empty((length, 3))
     h = 0.5 * dt
-    for k in range(skip + (length - 1) * every + 1):  # scalar RK4 on Python floats, not small arrays
+    for k in range(skip + (length - 1) * every + 1):  # scalar RK4 on Python floats
         if k >= skip and (k - skip) % every == 0:
             out[(k - skip) // every] = (x, y, z)
         a1, b1, c1 = sigma * (y - x), x * (rho - z) - y, x * y - beta * z
