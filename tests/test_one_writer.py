@@ -152,3 +152,20 @@ def test_empty_out_is_a_usage_error(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     r = wirelab("attention", "positional", "--length", "16", "--dim", "2", "--out", "")
     assert r.returncode == 2 and one_line_error(r) and "'' is empty" in r.stderr, r.stderr
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_forked_child_leaves_the_lock_with_the_run(tmp_path: Path) -> None:
+    """A worker forked during a run (multiprocessing) that drops its copy of the run keeps
+    neither the file nor the lock from the run."""
+    out = tmp_path / "run"
+    rd = ResultDir.create(out, command="x", config={})
+    child = os.fork()
+    if child == 0:  # pragma: no cover - the child
+        rd.release()
+        os._exit(0)
+    os.waitpid(child, 0)
+    assert (out / LOCK).read_text().strip() == str(os.getpid())
+    with pytest.raises(DirectoryBusy):
+        ResultDir.create(out, command="y", config={})
+    rd.finish({})
+    assert not (out / LOCK).exists()

@@ -86,12 +86,15 @@ def lock_dir(path: Path) -> int | None:
         os.close(fd)
 
 
-def unlock_dir(path: Path, fd: int | None) -> None:
-    """Remove the lock file of ``path`` (while still holding it) and release the lock."""
+def unlock_dir(path: Path, fd: int | None, owner: int) -> None:
+    """Remove the lock file of ``path`` (while still holding it) and release the lock.
+
+    ``owner`` is the pid that took the lock: a forked child that inherited the descriptor only
+    closes its copy (the lock and the file stay with the process that runs the experiment)."""
     if fd is None:
         return
     with contextlib.suppress(OSError):
-        if os.stat(path / LOCK).st_ino == os.fstat(fd).st_ino:
+        if os.getpid() == owner and os.stat(path / LOCK).st_ino == os.fstat(fd).st_ino:
             os.unlink(path / LOCK)
     os.close(fd)
 

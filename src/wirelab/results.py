@@ -261,7 +261,7 @@ class ResultDir:
     def _hold_lock(self) -> None:
         """Lock the directory until `release` (also called when this object is collected)."""
         self._lock = lock_dir(self.path)
-        self._unlock = weakref.finalize(self, unlock_dir, self.path, self._lock)
+        self._unlock = weakref.finalize(self, unlock_dir, self.path, self._lock, os.getpid())
 
     def release(self) -> None:
         """Release this run's lock of its directory (idempotent); done by `finish` and `fail`."""
