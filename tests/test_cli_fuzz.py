@@ -9,6 +9,10 @@ test never trains, simulates or downloads anything. For a generated value the co
 
 and leave no directory that looks like a finished run. NaN, inf, and text where a number belongs
 must never be accepted.
+
+The named hostile invocations of issue #33 (sizes beyond memory, NaN and inf in grids and
+timeouts, a grid command that is not a wirelab command, ``--out ''``) must all be refused: one
+line, exit 1 or 2, no traceback, and nothing left that looks like a run.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from hypothesis import strategies as st
 
 from wirelab import results
 from wirelab.cli import cli, main
+from wirelab.cli_options import OutDir
 
 
 class Accepted(BaseException):
@@ -208,3 +213,101 @@ def test_hostile_values_give_one_line(
     outcome = _check(argv, unlock, monkeypatch)
     if _kind(p) in ("float", "int") and value in ("nan", "inf", "-inf", "abc", ""):
         assert outcome == "error", argv
+
+
+# ---- issue #33: named hostile invocations, each refused before anything is allocated or written
+HOSTILE_SIZES = [
+    ["attention", "pooling", "--distractors", "1000000000"],
+    ["attention", "pooling", "--distractors", "4,16,100000000000"],
+    ["attention", "pooling", "--batch", "100000000000"],
+    ["attention", "pooling", "--test-bags", "100000000000"],
+    ["attention", "positional", "--length", "100000000"],
+    ["attention", "positional", "--dim", "100000000"],
+    ["attention", "translate", "--dim", "1000000"],
+    ["attention", "translate", "--layers", "100000000000"],
+    ["attention", "translate", "--batch", "1000000000000"],
+    ["attention", "complexity", "--ns", "64,10000000000"],
+    ["attention", "complexity", "--ds", "32,100000000"],
+    ["attention", "complexity", "--r", "1000000000000"],
+    ["attention", "complexity", "--k", "100000000001"],
+    ["attention", "complexity", "--path-ns", "16,1000000"],
+]
+
+GRIDS = {
+    "nan-inf": '[sweep]\ncommand = "wirelab reservoir run"\n[vary]\nalpha = [nan, inf]\n',
+    "fixed-inf": '[sweep]\ncommand = "wirelab reservoir run"\n[fixed]\nalpha = -inf\n'
+    "[vary]\nseed = [0]\n",
+    "linspace-nan": '[sweep]\ncommand = "wirelab reservoir run"\n[vary]\n'
+    "alpha = { linspace = [0, nan, 3] }\n",
+    "nested-nan": '[sweep]\ncommand = "wirelab logic train"\n[vary]\ndense = [[64, nan]]\n',
+    "not-wirelab": '[sweep]\ncommand = "rm -rf /"\n[vary]\nseed = [0]\n',
+    "unknown-command": '[sweep]\ncommand = "wirelab frobnicate"\n[vary]\nseed = [0]\n',
+    "a-group": '[sweep]\ncommand = "wirelab logic"\n[vary]\nseed = [0]\n',
+    "no-out": '[sweep]\ncommand = "wirelab data list"\n[vary]\nseed = [0]\n',
+}
+GOOD_GRID = '[sweep]\ncommand = "wirelab reservoir run"\n[vary]\nseed = [0, 1]\n'
+RUN_FILES = ("config.json", "metrics.json", "failed.json", ".in-progress", ".lock")
+
+OUT_COMMANDS = [
+    name
+    for name, cmd in COMMANDS.items()
+    for p in cmd.params
+    if isinstance(p, click.Option) and "--out" in p.opts and isinstance(p.type, OutDir)
+]
+
+
+def _refused(argv: list[str], tmp: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Run ``argv`` in ``tmp``; it must fail with one line (exit 1 or 2, no traceback) and leave
+    nothing that looks like a run. Returns the line."""
+    monkeypatch.chdir(tmp)
+    outcome, code, err = _invoke(argv, monkeypatch)
+    lines = [ln for ln in err.splitlines() if ln.strip()]
+    assert outcome == "error" and code in (1, 2), (argv, outcome, err)
+    assert "Traceback" not in err and len(lines) == 1, (argv, err)
+    left = [p for p in tmp.rglob("*") if p.name in RUN_FILES or p.name == "points"]
+    assert left == [], (argv, left)
+    return lines[0]
+
+
+@pytest.mark.parametrize("args", HOSTILE_SIZES, ids=" ".join)
+def test_hostile_sizes_are_refused_naming_the_memory_limit(
+    args: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    line = _refused([*args, "--out", str(tmp_path / "out")], tmp_path, monkeypatch)
+    assert "of memory, over the limit of" in line and "available" in line, line
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("dry_run", [True, False])
+@pytest.mark.parametrize("grid", sorted(GRIDS))
+def test_hostile_grids_are_refused(
+    grid: str, dry_run: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "grid.toml"
+    path.write_text(GRIDS[grid])
+    argv = ["sweep", str(path), "--out", str(tmp_path / "o"), *(["--dry-run"] if dry_run else [])]
+    _refused(argv, tmp_path, monkeypatch)
+    assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize("dry_run", [True, False])
+@pytest.mark.parametrize("value", ["nan", "inf", "-inf", "0", "abc"])
+def test_hostile_timeouts_are_refused(
+    value: str, dry_run: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "grid.toml"
+    path.write_text(GOOD_GRID)
+    argv = ["sweep", str(path), "--out", str(tmp_path / "o"), "--timeout", value]
+    line = _refused([*argv, *(["--dry-run"] if dry_run else [])], tmp_path, monkeypatch)
+    assert "--timeout" in line, line
+
+
+@pytest.mark.parametrize("name", OUT_COMMANDS)
+def test_empty_out_is_refused(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    cmd = COMMANDS[name]
+    p = next(q for q in cmd.params if isinstance(q, click.Option) and "--out" in q.opts)
+    base = _base(name, cmd, tmp_path)
+    if name == "sweep":
+        (tmp_path / "grid.toml").write_text(GOOD_GRID)
+    line = _refused([*name.split(), *_swap(base, p, "")], tmp_path, monkeypatch)
+    assert "'' is empty" in line, line

@@ -99,3 +99,20 @@ def test_refuses_file_as_dir(tmp_path: Path) -> None:
         ResultDir.create(tmp_path / "f", command="x", config={})
     with pytest.raises(UsageError):
         ResultDir.open(tmp_path)
+
+
+@pytest.mark.parametrize(("umask", "mode"), [(0o022, 0o644), (0o077, 0o600), (0o002, 0o664)])
+def test_npz_cache_files_respect_umask(tmp_path: Path, umask: int, mode: int) -> None:
+    """Derived cache files get ``0666 & ~umask`` like every other file (not mkstemp's 0600)."""
+    from wirelab.data.npzfile import read_npz, save_npz, write_npz
+
+    old = os.umask(umask)
+    try:
+        save_npz(tmp_path / "a.npz", {"x": np.arange(3)})
+        write_npz(tmp_path / "b.npz", {"y": np.ones(2)})
+    finally:
+        os.umask(old)
+    for name in ("a.npz", "b.npz"):
+        assert stat.S_IMODE((tmp_path / name).stat().st_mode) == mode
+    assert read_npz(tmp_path / "a.npz")["x"].tolist() == [0, 1, 2]  # type: ignore[index]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.npz", "b.npz"]

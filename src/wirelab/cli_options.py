@@ -1,20 +1,27 @@
 """Click options and types shared by every command (one definition each).
 
-- `out_option`: ``--out DIR`` (a directory; a file there is a one-line usage error) and
-  ``--overwrite`` (rerun into a directory that holds a finished run; see `wirelab.results`).
+- `out_option`: ``--out DIR`` (a directory; a file there, or an empty path, which would make the
+  current directory a result directory, is a one-line usage error) and ``--overwrite`` (rerun
+  into a directory that holds a finished run; see `wirelab.results`); `OUT_DIR` is its type.
 - `FINITE_FLOAT` and `finite_float(min=..., max=...)`: floats that reject NaN and inf up front,
   with one line, before any result directory exists.
 - `SEED`: an integer seed in [0, 2**32 - 1] (what numpy accepts); `THREADS`: 1 to 1024.
+- `check_memory(what, nbytes)`: sizes a user gives (lengths, counts, widths) are checked before
+  anything is allocated: ``nbytes``, a lower bound of what the size needs, against the memory
+  available now (`available_memory`); over it, one line naming both.
 """
 
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
 import click
+
+from wirelab.errors import UsageError
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -72,6 +79,68 @@ SEED = click.IntRange(min=0, max=2**32 - 1)
 THREADS = click.IntRange(min=1, max=1024)
 
 
+class OutDir(click.Path):
+    """A result directory path (``file_okay=False``); the empty path is refused."""
+
+    def __init__(self) -> None:
+        super().__init__(file_okay=False, path_type=Path)
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, str) and value == "":
+            self.fail(
+                "'' is empty (it would make the current directory a result directory)", param, ctx
+            )
+        return super().convert(value, param, ctx)
+
+
+OUT_DIR = OutDir()
+
+
+def available_memory() -> int | None:
+    """Bytes of memory available now: ``MemAvailable`` (Linux), lowered to the room left under
+    a cgroup v2 limit; the physical memory where neither is known; None if nothing is."""
+    found: list[int] = []
+    try:
+        with open("/proc/meminfo") as fh:
+            found += [int(ln.split()[1]) * 1024 for ln in fh if ln.startswith("MemAvailable:")]
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        with open("/sys/fs/cgroup/memory.max") as fh:
+            limit = fh.read().strip()
+        with open("/sys/fs/cgroup/memory.current") as fh:
+            used = int(fh.read().strip())
+        if limit != "max":
+            found.append(max(int(limit) - used, 0))
+    except (OSError, ValueError):
+        pass
+    if not found:
+        try:
+            found.append(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
+        except (OSError, ValueError, AttributeError):
+            return None
+    return min(found)
+
+
+def _bytes(n: float) -> str:
+    for unit in ("B", "KB", "MB", "GB", "TB", "PB"):
+        if n < 1000 or unit == "PB":
+            return f"{n:.3g} {unit}"
+        n /= 1000
+    raise AssertionError
+
+
+def check_memory(what: str, nbytes: float) -> None:
+    """One-line `UsageError` when ``what`` (e.g. ``"--length 100000000"``) needs at least
+    ``nbytes`` and that is more than the memory available now."""
+    limit = available_memory()
+    if limit is not None and nbytes > limit:
+        raise UsageError(
+            f"{what} needs at least {_bytes(nbytes)} of memory, over the limit of "
+            f"{_bytes(limit)} (the memory available now)"
+        )
+
+
 def out_option(
     default: str | None = None, help: str = "Result directory to write."
 ) -> Callable[[F], F]:
@@ -85,7 +154,7 @@ def out_option(
         )(f)
         return click.option(
             "--out",
-            type=click.Path(file_okay=False, path_type=Path),
+            type=OUT_DIR,
             default=default,
             required=default is None,
             show_default=default is not None,

@@ -13,6 +13,10 @@ through `experiment`::
 
 A result directory holds
 
+- ``.lock``: the advisory lock of the run writing it (``flock``; the file holds its pid), taken
+  before anything is written and held until the run finishes or fails, so that it also ends with
+  the process however it dies: a second run into a directory whose run is alive is refused with
+  one line naming that process (`DirectoryBusy`); the file is removed when the run ends;
 - ``.in-progress``: written first, before any work; removed when the run finishes or fails;
 - ``config.json``: everything needed to rerun (the command, its configuration, the wirelab,
   Python, numpy and torch versions, the host);
@@ -25,6 +29,12 @@ line unless ``overwrite`` (or the command's own resume) is given; either way the
 ``metrics.json``, ``failed.json`` and plots are removed *before* any work, so a killed rerun can
 never be shown as complete. Every file is written atomically (temporary file in the same
 directory, then ``os.replace``) with mode ``0666 & ~umask`` (0644 under umask 022).
+
+For the duration of `experiment`, SIGTERM (what ``timeout`` and batch schedulers send) raises
+`Terminated` (a ``SystemExit`` with status 143) in the main thread, so that it is recorded in
+``failed.json`` like Ctrl-C; the previous handler is restored afterwards. A command's
+``--resume`` calls `refuse_finished_resume` first: resuming a complete run is refused with one
+line and changes nothing.
 
 Non-finite numbers (NaN, inf) are written as ``null`` by `write_json`; `ResultDir.finish` lists
 their keys under ``"non_finite"`` in the metrics, so a diverged score is visible, never a traceback.
@@ -39,6 +49,7 @@ import platform
 import sys
 import tempfile
 import time
+import weakref
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
@@ -48,6 +59,7 @@ import numpy as np
 
 from wirelab import __version__
 from wirelab.errors import UsageError, WirelabError
+from wirelab.lifetime import lock_dir, sigterm_raises, unlock_dir
 
 IN_PROGRESS = ".in-progress"
 FAILED = "failed.json"
@@ -163,6 +175,17 @@ def one_line(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
+def refuse_finished_resume(out: str | Path) -> None:
+    """For ``--resume``, before anything is read or written: a one-line `UsageError` when
+    ``out`` holds a complete run (there is nothing to resume; the run is left as it is)."""
+    path = Path(out)
+    if ResultDir(path).status == "complete":
+        raise UsageError(
+            f"--resume: {path} holds a complete run, there is nothing to resume "
+            "(pass --overwrite instead to run it again)"
+        )
+
+
 class ResultDir:
     """A result directory being written or read.
 
@@ -173,6 +196,8 @@ class ResultDir:
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        self._lock: int | None = None
+        self._unlock: weakref.finalize | None = None
 
     @classmethod
     def create(
@@ -184,22 +209,25 @@ class ResultDir:
         overwrite: bool = False,
         resume: bool = False,
     ) -> ResultDir:
-        """Start a run in ``out``: refuse a finished one unless asked, clear stale results, mark."""
+        """Start a run in ``out``: refuse a finished one unless asked (and one still alive in all
+        cases), clear stale results, lock and mark it."""
         path = Path(out)
         if path.exists() and not path.is_dir():
             raise UsageError(f"--out {path} exists and is not a directory")
         rd = cls(path)
-        previous = rd.status
-        if previous in ("complete", "failed") and not (overwrite or resume):
-            raise UsageError(
-                f"{path} already holds a {previous} run; pass --overwrite or choose another --out"
-            )
+        rd._refuse_finished(overwrite or resume)
         try:
             path.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise UsageError(f"cannot create --out {path}: {exc.strerror or exc}") from None
         if not os.access(path, os.W_OK | os.X_OK):
             raise UsageError(f"cannot write to --out {path}: permission denied")
+        rd._hold_lock()
+        try:
+            rd._refuse_finished(overwrite or resume)  # again, now that no other run can finish
+        except UsageError:
+            rd.release()
+            raise
         write_json(
             path / IN_PROGRESS,
             {"pid": os.getpid(), "host": platform.node(), "started": _now(), "command": command},
@@ -221,6 +249,24 @@ class ResultDir:
             },
         )
         return rd
+
+    def _refuse_finished(self, allowed: bool) -> None:
+        previous = self.status
+        if previous in ("complete", "failed") and not allowed:
+            raise UsageError(
+                f"{self.path} already holds a {previous} run; pass --overwrite or choose another "
+                "--out"
+            )
+
+    def _hold_lock(self) -> None:
+        """Lock the directory until `release` (also called when this object is collected)."""
+        self._lock = lock_dir(self.path)
+        self._unlock = weakref.finalize(self, unlock_dir, self.path, self._lock, os.getpid())
+
+    def release(self) -> None:
+        """Release this run's lock of its directory (idempotent); done by `finish` and `fail`."""
+        if self._unlock is not None:
+            self._unlock()
 
     @classmethod
     def open(cls, path: str | Path) -> ResultDir:
@@ -263,6 +309,7 @@ class ResultDir:
             clean["non_finite"] = sorted(set(clean.get("non_finite") or []) | set(bad))
         write_json(self.path / METRICS, clean)
         (self.path / IN_PROGRESS).unlink(missing_ok=True)
+        self.release()
         return dict(clean)
 
     # Kept for callers that write metrics in pieces; both finish the run.
@@ -279,6 +326,7 @@ class ResultDir:
         """Record that the run stopped with ``exc`` (``failed.json``); no metrics are written."""
         write_json(self.path / FAILED, {"error": one_line(exc), "ended": _now()})
         (self.path / IN_PROGRESS).unlink(missing_ok=True)
+        self.release()
 
     def write_json(self, name: str, obj: Any) -> Path:
         return write_json(self.path / name, obj)
@@ -306,16 +354,20 @@ def experiment(
 ) -> Iterator[ResultDir]:
     """Create a result directory for one run; a run that raises is recorded as failed.
 
-    The body must end with ``rd.finish(metrics)``. An exception (including Ctrl-C) writes
-    ``failed.json`` with its one-line reason and is re-raised; a body that returns without
-    finishing leaves the directory marked in progress, never complete.
+    The body must end with ``rd.finish(metrics)``. An exception (including Ctrl-C and SIGTERM,
+    see `sigterm_raises`) writes ``failed.json`` with its one-line reason and is re-raised; a
+    body that returns without finishing leaves the directory marked in progress, never complete.
+    The directory's lock is held until the run finishes or fails, or the body ends.
     """
     rd = ResultDir.create(out, command=command, config=config, overwrite=overwrite, resume=resume)
     try:
-        yield rd
+        with sigterm_raises():
+            yield rd
     except BaseException as exc:
         rd.fail(exc)
         raise
+    finally:
+        rd.release()
 
 
 def _now() -> str:

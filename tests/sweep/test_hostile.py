@@ -1,5 +1,6 @@
-"""Issue #18: hostile or broken grids fail at once with one line; point processes never outlive
-their driver, and a resume kills what a killed driver left running."""
+"""Issues #18 and #33: hostile or broken grids (huge, non-finite, not a wirelab command) fail at
+once with one line; point processes never outlive their driver unless asked to, and a resume kills
+what a killed driver left running."""
 
 from __future__ import annotations
 
@@ -16,8 +17,9 @@ import pytest
 from tests.clirun import one_line_error, wirelab
 from tests.sweep.conftest import REPO, toy_grid, write_grid
 from wirelab.errors import UsageError
-from wirelab.sweep.grid import DEFAULT_MAX_POINTS, parse_grid
+from wirelab.sweep.grid import DEFAULT_MAX_POINTS, load_grid, parse_grid
 from wirelab.sweep.procs import MARKER
+from wirelab.sweep.sweep import run_sweep
 
 
 def _grid(vary: Mapping[str, object], command: str = "wirelab logic train") -> dict[str, object]:
@@ -161,8 +163,21 @@ def test_driver_stopped_by_signal_kills_its_points(hanging_sweep, sig) -> None:
     assert not (out / "metrics.json").exists() and (out / "failed.json").is_file()
 
 
+def test_points_die_with_a_driver_killed_outright(hanging_sweep) -> None:
+    argv, out, flag = hanging_sweep
+    driver, point = _start(argv, flag)
+    os.kill(driver.pid, signal.SIGKILL)  # no cleanup possible: the kernel ends the point
+    driver.wait(timeout=30)
+    assert _wait(lambda: not _alive(point), 10), "the point outlived its driver"
+    (marker,) = out.glob(f"points/*/{MARKER}")  # the driver could not remove it
+    r = subprocess.run(argv, cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert "1/1 points ok" in r.stdout and not marker.exists() and not list(out.rglob(MARKER))
+
+
 def test_resume_kills_a_point_left_running_by_a_killed_driver(hanging_sweep) -> None:
     argv, out, flag = hanging_sweep
+    argv = [*argv, "--points-outlive-driver"]
     driver, point = _start(argv, flag)
     os.kill(driver.pid, signal.SIGKILL)  # no cleanup possible
     driver.wait(timeout=30)
@@ -174,3 +189,84 @@ def test_resume_kills_a_point_left_running_by_a_killed_driver(hanging_sweep) -> 
     assert f"killed process group {point}" in r.stderr.replace("\n", " ")
     assert not _alive(point) and not marker.exists()
     assert "1/1 points ok" in r.stdout
+
+
+def test_marker_of_a_finished_point_is_removed(tmp_path: Path) -> None:
+    """A point that finished after its driver was killed keeps its marker; the next start removes
+    it without running the point again."""
+    grid = toy_grid(tmp_path, vary="n = [30]\n")
+    out = tmp_path / "o"
+    assert wirelab("sweep", grid, "--out", out, "--workers", "1").returncode == 0
+    (point,) = (out / "points").iterdir()
+    dead = subprocess.Popen([sys.executable, "-c", ""])
+    dead.wait()
+    (point / MARKER).write_text(
+        f'{{"pid": {dead.pid}, "pgid": {dead.pid}, "driver_pid": {dead.pid}, "argv": []}}'
+    )
+    r = wirelab("sweep", grid, "--out", out, "--workers", "1")
+    assert r.returncode == 0 and "1 already complete" in r.stdout, r.stderr
+    assert not (point / MARKER).exists()
+    assert len((tmp_path / "calls.log").read_text().splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    ("tables", "message"),
+    [
+        ("[vary]\nalpha = [nan, inf]\n", "vary.alpha = nan is not a finite number"),
+        ("[vary]\nalpha = [0.5, -inf]\n", "vary.alpha = -inf is not a finite number"),
+        ("[fixed]\nalpha = inf\n[vary]\nseed = [0]\n", "fixed.alpha = inf is not a finite"),
+        ("[vary]\ndense = [[64, nan]]\n", "vary.dense = nan is not a finite number"),
+        ("[vary]\nalpha = { linspace = [0, nan, 3] }\n", "linspace = nan is not a finite"),
+        ('[vary]\nalpha = { linspace = ["a", 1, 3] }\n', "takes [start, stop, count]"),
+    ],
+)
+@pytest.mark.parametrize("dry_run", [True, False])
+def test_non_finite_grid_values_are_one_line(
+    tmp_path: Path, tables: str, message: str, dry_run: bool
+) -> None:
+    body = f'[sweep]\ncommand = "wirelab reservoir run"\n{tables}'
+    r = _sweep(tmp_path, body, *(["--dry-run"] if dry_run else []))
+    assert r.returncode == 2 and one_line_error(r) and message in r.stderr, r.stderr
+    assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize(
+    ("command", "message"),
+    [
+        ("rm -rf /", "is not a wirelab command"),
+        ("/bin/sh -c true", "is not a wirelab command"),
+        ("wirelab frobnicate", "has no command 'frobnicate'"),
+        ("wirelab logic frobnicate", "wirelab logic has no command 'frobnicate'"),
+        ("wirelab --help", "has no command '--help'"),
+        ("wirelab logic", "is a group, not a command"),
+        ("wirelab data list", "takes no --out DIR"),
+    ],
+)
+def test_a_command_that_is_not_a_wirelab_command_is_refused_at_dry_run(
+    tmp_path: Path, command: str, message: str
+) -> None:
+    r = _sweep(tmp_path, f'[sweep]\ncommand = "{command}"\n[vary]\nseed = [0, 1]\n', "--dry-run")
+    assert r.returncode == 2 and one_line_error(r) and message in r.stderr, r.stderr
+    assert r.stdout == ""
+    for ok in ("wirelab logic train", "python -m tests.sweep.toy"):
+        assert parse_grid(_grid({"seed": [0]}, command=ok)).command == ok
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-inf", "0", "-1"])
+def test_timeout_must_be_a_finite_positive_number(tmp_path: Path, value: str) -> None:
+    grid = toy_grid(tmp_path, vary="n = [30]\n")
+    for extra in (["--dry-run"], []):
+        r = wirelab("sweep", grid, "--out", tmp_path / "o", "--timeout", value, *extra)
+        assert r.returncode == 2 and one_line_error(r) and "--timeout" in r.stderr, r.stderr
+    assert not (tmp_path / "o").exists() and not (tmp_path / "calls.log").exists()
+    with pytest.raises(UsageError, match="finite number of seconds"):
+        run_sweep(load_grid(grid), tmp_path / "o", timeout=float(value))
+
+
+def test_empty_out_is_a_usage_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    grid = toy_grid(tmp_path, vary="n = [30]\n")
+    monkeypatch.chdir(tmp_path)
+    for extra in (["--dry-run"], []):
+        r = wirelab("sweep", grid, "--out", "", *extra)
+        assert r.returncode == 2 and one_line_error(r) and "'' is empty" in r.stderr, r.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["grid.toml"]

@@ -5,6 +5,8 @@ is absent, unreadable or not an npz; `save_npz` writes to a hidden temporary fil
 target (``.NAME.*.tmp``, so a ``*.npz`` glob never sees it) and renames it, so a reader never
 sees half a file, and raises when it cannot write (result files); `write_npz` is the cache's
 version, where a file that cannot be written is skipped (the caller keeps its arrays in memory).
+Files get mode ``0666 & ~umask`` like every other file wirelab writes (`wirelab.results.file_mode`;
+the temporary file itself is created 0600).
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ import zipfile
 from pathlib import Path
 
 import numpy as np
+
+from wirelab.results import file_mode
 
 
 def read_npz(path: Path) -> dict[str, np.ndarray] | None:
@@ -35,6 +39,7 @@ def save_npz(path: Path, arrays: dict[str, np.ndarray], *, compress: bool = True
     try:
         with os.fdopen(fd, "wb") as fh:
             (np.savez_compressed if compress else np.savez)(fh, **arrays)
+        os.chmod(tmp, file_mode())
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

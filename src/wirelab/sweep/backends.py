@@ -1,7 +1,8 @@
 """Where points run: `BACKENDS`, the registry that ``wirelab sweep --backend`` chooses from.
 
 Every backend is a `Backend` subclass: it is built with the sweep's ``workers``, ``threads`` (per
-point), ``retries``, ``timeout`` and ``address``, and its ``run(tasks)`` yields one `Outcome` per
+point), ``retries``, ``timeout`` (seconds, finite and > 0, else a one-line `UsageError`) and
+``address``, and its ``run(tasks)`` yields one `Outcome` per
 task as tasks finish; the driver (`wirelab.sweep.sweep`) writes them down.
 
 - ``local``: ``workers`` threads, each running one point's command as a subprocess whose thread
@@ -16,6 +17,7 @@ Adding a backend is one module with a `Backend` subclass plus one ``BACKENDS.add
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
@@ -23,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
+from wirelab.errors import UsageError
 from wirelab.registry import Registry
 from wirelab.sweep.procs import ProcessGroups
 from wirelab.sweep.runner import Outcome, run_point
@@ -55,6 +58,8 @@ class Backend:
         timeout: float | None,
         address: str | None = None,
     ) -> None:
+        if timeout is not None and not (math.isfinite(timeout) and timeout > 0):
+            raise UsageError(f"--timeout must be a finite number of seconds > 0, got {timeout}")
         self.workers, self.threads, self.retries = workers, threads, retries
         self.timeout, self.address = timeout, address
         self.groups = ProcessGroups()  # the point processes running now (local runs)

@@ -1,7 +1,13 @@
 """``wirelab sweep GRID.toml --backend local|ray [--address ADDR] [--workers N] --out DIR``.
 
 ``--max-points N`` raises the grid size limit (`wirelab.sweep.grid.DEFAULT_MAX_POINTS`), which is
-checked before any point is built.
+checked before any point is built. ``--timeout`` must be a finite number of seconds.
+
+Points die with the driver: an orderly stop (the sweep's end, an error, Ctrl-C, SIGTERM) kills
+their process groups, and a driver that dies without cleaning up (SIGKILL, a closed terminal)
+takes them with it (`wirelab.sweep.tether`). ``--points-outlive-driver`` lets points started by a
+driver that dies that way run on to their end (a later start of the sweep keeps what they
+finished, and kills any still running before it reruns them).
 
 The backend choices are the names in `wirelab.sweep.backends.BACKENDS`, read when the option is
 parsed (so a backend registered later is accepted too).
@@ -9,11 +15,12 @@ parsed (so a backend registered later is accepted too).
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import click
 
-from wirelab.cli_options import THREADS
+from wirelab.cli_options import OUT_DIR, THREADS
 from wirelab.sweep.backends import BACKENDS
 from wirelab.sweep.grid import DEFAULT_MAX_POINTS
 
@@ -47,7 +54,7 @@ from wirelab.sweep.grid import DEFAULT_MAX_POINTS
     default=None,
     help="Seconds before one attempt of a point is killed.",
 )
-@click.option("--out", required=True, type=click.Path(file_okay=False, path_type=Path))
+@click.option("--out", required=True, type=OUT_DIR)
 @click.option("--dry-run", is_flag=True, help="List the points and their commands; run nothing.")
 @click.option(
     "--no-batch", is_flag=True, help="Run every point on its own even if the grid has [batch]."
@@ -58,6 +65,12 @@ from wirelab.sweep.grid import DEFAULT_MAX_POINTS
     default=DEFAULT_MAX_POINTS,
     show_default=True,
     help="Refuse grids with more points than this (checked before any point is built).",
+)
+@click.option(
+    "--points-outlive-driver",
+    is_flag=True,
+    help="Points keep running if the driver dies without cleaning up (SIGKILL); by default they "
+    "die with it.",
 )
 def command(
     grid_file: Path,
@@ -70,6 +83,7 @@ def command(
     dry_run: bool,
     no_batch: bool,
     max_points: int,
+    points_outlive_driver: bool,
 ) -> None:
     """Run every point of a grid of experiments; skip points already complete in --out.
 
@@ -80,6 +94,12 @@ def command(
     from wirelab.sweep.grid import display_argv, load_grid
     from wirelab.sweep.sweep import point_dir_id, run_sweep
 
+    if timeout is not None and not math.isfinite(timeout):
+        raise click.BadParameter(
+            f"{timeout} is not a finite number of seconds",
+            ctx=click.get_current_context(),
+            param_hint="'--timeout'",
+        )
     grid = load_grid(grid_file, max_points=max_points)
     if dry_run:
         groups, singles = plan(grid, None if no_batch else grid.batch, grid.points())
@@ -101,6 +121,7 @@ def command(
         address=address,
         timeout=timeout,
         batch=not no_batch,
+        outlive=points_outlive_driver,
     )
     ok = sum(r["status"] == "ok" for r in result.rows)
     click.echo(

@@ -25,6 +25,11 @@ A grid may have at most ``max_points`` points (`DEFAULT_MAX_POINTS`; ``wirelab s
 --max-points N`` raises it); the size is the product of the value counts, checked before any list
 of values or points is built, so a mistyped range fails at once.
 
+The command must be a wirelab command that writes a result directory (``wirelab GROUP COMMAND``,
+resolved through the CLI and taking ``--out``), or ``python ...`` for an experiment of one's own;
+anything else is refused when the grid is read (``--dry-run`` too). Every number in ``[fixed]``
+and ``[vary]`` must be finite: NaN and inf are refused with one line naming the key.
+
 Keys become options with underscores turned into dashes (``batch_size`` -> ``--batch-size``);
 ``true`` passes a bare flag, ``false`` leaves it out. A point is named by a hash of its
 parameters, the command and the fixed options (`wirelab.sweep.sweep.point_dir_id`), so adding
@@ -44,6 +49,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import click
 import numpy as np
 
 from wirelab.errors import UsageError
@@ -138,6 +144,49 @@ def command_argv(command: str) -> list[str]:
     return argv
 
 
+def check_command(command: str) -> None:
+    """One-line `UsageError` unless ``command`` is a wirelab command taking ``--out`` (resolved
+    through the CLI's groups) or a ``python ...`` command."""
+    command_argv(command)  # splits, and is not empty
+    words = shlex.split(command)
+    if words[0] in ("python", "python3"):
+        return
+    if words[0] != "wirelab":
+        raise UsageError(
+            f"the grid's command {command!r} is not a wirelab command: use wirelab GROUP COMMAND, "
+            "or python -m MODULE for an experiment of your own"
+        )
+    from wirelab.cli import cli
+
+    ctx = click.Context(cli)
+    cmd: click.Command = cli
+    path = ["wirelab"]
+    for word in words[1:]:
+        if not isinstance(cmd, click.Group):
+            break
+        sub = cmd.get_command(ctx, word)
+        if sub is None:
+            choices = ", ".join(cmd.list_commands(ctx))
+            raise UsageError(
+                f"the grid's command: {' '.join(path)} has no command {word!r} (choose from "
+                f"{choices})"
+            )
+        cmd, path = sub, [*path, word]
+    if isinstance(cmd, click.Group):
+        raise UsageError(f"the grid's command {' '.join(path)} is a group, not a command")
+    if not any(isinstance(p, click.Option) and "--out" in p.opts for p in cmd.params):
+        raise UsageError(f"the grid's command {' '.join(path)} takes no --out DIR")
+
+
+def _check_finite(where: str, value: Any) -> None:
+    """One-line `UsageError` for a NaN or infinite number in ``value`` (lists searched)."""
+    if isinstance(value, list):
+        for v in value:
+            _check_finite(where, v)
+    elif isinstance(value, float) and not math.isfinite(value):
+        raise UsageError(f"{where} = {value} is not a finite number")
+
+
 def display_argv(argv: list[str]) -> str:
     """A command line as a user would type it (``wirelab ...`` for this interpreter's CLI)."""
     if argv[:3] == [sys.executable, "-m", "wirelab.cli"]:
@@ -199,8 +248,10 @@ def _values(key: str, spec: Any, max_points: int) -> list[Any]:
             values: list[Any] = list(span)
         elif set(spec) == {"linspace"} and isinstance(spec["linspace"], list):
             args = spec["linspace"]
-            if len(args) != 3 or not isinstance(args[2], int) or args[2] < 1:
+            numbers = all(isinstance(a, (int, float)) and not isinstance(a, bool) for a in args)
+            if len(args) != 3 or not numbers or not isinstance(args[2], int) or args[2] < 1:
                 raise UsageError(f"vary.{key}.linspace takes [start, stop, count], got {args}")
+            _check_finite(f"vary.{key}.linspace", args)
             if args[2] > max_points:
                 raise _too_many(f"vary.{key}.linspace = {args}", args[2], max_points)
             values = [round(float(v), 12) for v in np.linspace(args[0], args[1], args[2])]
@@ -255,6 +306,9 @@ def parse_grid(
         raise UsageError(f"{source}: unknown [sweep] keys {', '.join(sorted(bad))}")
     fixed = dict(doc.get("fixed", {}))
     vary = {str(k): _values(str(k), v, max_points) for k, v in doc.get("vary", {}).items()}
+    for table, values in (("fixed", fixed), ("vary", vary)):
+        for k, v in values.items():
+            _check_finite(f"{source}: {table}.{k}", v)
     size = math.prod(len(v) for v in vary.values())
     if size > max_points:
         counts = " x ".join(f"{len(v):,}" for v in vary.values())
@@ -284,7 +338,7 @@ def parse_grid(
         source=source,
     )
     grid.batch = _batch_spec(doc.get("batch"), grid, source)
-    command_argv(grid.command)
+    check_command(grid.command)
     keys = [json.dumps(p.params, sort_keys=True) for p in grid.points()]
     if len(set(keys)) != len(keys):
         raise UsageError(f"{source}: the grid repeats a point (duplicate values in [vary])")

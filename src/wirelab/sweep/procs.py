@@ -3,15 +3,19 @@
 Every attempt of a point starts a new session (``start_new_session``), so the point and any
 process it starts form one process group, ``pgid = pid`` of the point. The driver keeps the groups
 it runs in a `ProcessGroups` and ends them all (SIGTERM, then SIGKILL after a grace period) when it
-stops for any reason: the sweep finished, an error, Ctrl-C (SIGINT) or SIGTERM (`wirelab.sweep.
-sweep.run_sweep` turns SIGTERM into an exception so that the cleanup runs).
+stops for any reason: the sweep finished, an error, Ctrl-C (SIGINT) or SIGTERM (the driver's
+`wirelab.results.experiment` turns SIGTERM into an exception so that the cleanup runs). A driver
+killed outright (SIGKILL) cannot clean up: its points are started through `wirelab.sweep.tether`,
+so that the kernel kills them with it, unless ``ProcessGroups.tether`` is off (``wirelab sweep
+--points-outlive-driver``).
 
-A driver killed outright (SIGKILL) cannot clean up, so each running attempt also leaves a marker,
+Each running attempt also leaves a marker,
 ``.running.json`` in the point's directory, with its pid, process group and start time and those of
 its driver. The next start of the sweep calls `reap_stale` on every point it is about to run: a
 marker whose driver is gone but whose point still runs is a left-over, and its group is killed
 before the point is run again; a marker whose driver still runs means another driver works on this
-directory, and the sweep refuses to start. Start times (``/proc/PID/stat``) guard against a pid
+directory, and the sweep refuses to start. The sweep reaps finished points too, so that no marker
+outlives the attempt that wrote it. Start times (``/proc/PID/stat``) guard against a pid
 that was reused by an unrelated process.
 """
 
@@ -23,7 +27,6 @@ import os
 import signal
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +39,6 @@ __all__ = [
     "clear_marker",
     "kill_group",
     "reap_stale",
-    "sigterm_raises",
     "write_marker",
 ]
 
@@ -98,12 +100,15 @@ def kill_group(pgid: int, grace: float = 3.0) -> None:
 
 
 class ProcessGroups:
-    """The process groups a driver runs now; `kill_all` ends them and stops further attempts."""
+    """The process groups a driver runs now; `kill_all` ends them and stops further attempts.
 
-    def __init__(self) -> None:
+    ``tether``: start points through `wirelab.sweep.tether`, so that they die with the driver."""
+
+    def __init__(self, *, tether: bool = True) -> None:
         self._lock = threading.Lock()
         self._groups: set[int] = set()
         self.stopping = threading.Event()
+        self.tether = tether
 
     def add(self, pgid: int) -> None:
         with self._lock:
@@ -175,21 +180,3 @@ def reap_stale(out: Path) -> str | None:
         message = f"killed process group {pgid} left running in {out} by a stopped driver"
     path.unlink(missing_ok=True)
     return message
-
-
-@contextlib.contextmanager
-def sigterm_raises() -> Iterator[None]:
-    """SIGTERM raises SystemExit(143) in the driver, so that its cleanup (killing the points'
-    process groups, ``failed.json``) runs as for Ctrl-C. Only in the main thread."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def stop(signum: int, frame: object) -> None:
-        raise SystemExit(128 + signum)
-
-    previous = signal.signal(signal.SIGTERM, stop)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)

@@ -14,9 +14,10 @@ Layout of ``--out DIR`` (itself a result directory)::
 A point whose ``metrics.json`` exists is complete and is not run again, so a sweep that was killed
 resumes where it stopped (its own directory is opened with ``resume=True``). A failed point is
 recorded (status ``failed`` with its error) and retried on the next start. Points run in their own
-process groups, which the driver kills when it stops (also on SIGINT and SIGTERM); a point left
-running by a driver that was killed outright is found by its marker and killed before it is run
-again (`wirelab.sweep.procs`).
+process groups, which the driver kills when it stops (also on SIGINT and SIGTERM); a driver killed
+outright takes its points with it (`wirelab.sweep.tether`) unless ``outlive`` is asked for; a
+point left running by such a driver is found by its marker and killed before it is run again, and
+the markers of points that finished meanwhile are removed (`wirelab.sweep.procs`).
 
 The grid's ``metric`` must be a numeric column of the results: it is checked on the first
 complete point (before anything runs when resuming), and a name that is not there stops the sweep
@@ -45,7 +46,7 @@ from wirelab.results import experiment, read_json
 from wirelab.sweep.backends import BACKENDS, Backend, Task, threads_per_worker
 from wirelab.sweep.batch import Group, plan, point_metrics, split
 from wirelab.sweep.grid import Grid, Point, display_argv
-from wirelab.sweep.procs import reap_stale, sigterm_raises
+from wirelab.sweep.procs import reap_stale
 from wirelab.sweep.results_table import (
     check_metric,
     flatten_metrics,
@@ -135,17 +136,20 @@ def run_sweep(
     timeout: float | None = None,
     batch: bool = True,
     console: Console | None = None,
+    outlive: bool = False,
 ) -> SweepResult:
     """Run every unfinished point of ``grid`` into ``out`` and write the tables and plot.
 
     With a ``[batch]`` table in the grid (and ``batch=True``), unfinished points that differ
-    only in the batch key run as one command each group (`wirelab.sweep.batch`).
+    only in the batch key run as one command each group (`wirelab.sweep.batch`). ``outlive``:
+    points keep running if this process dies without cleaning up (by default they die with it).
     """
     runner = make_backend(
         grid, backend, workers=workers, threads=threads, address=address, timeout=timeout
     )
     console = console or Console(stderr=True)
     t0 = time.perf_counter()
+    runner.groups.tether = not outlive
     config = {
         "grid": grid.to_dict(),
         "backend": backend,
@@ -157,7 +161,7 @@ def run_sweep(
     command = f"wirelab sweep {grid.source}".strip()
     sp = plan_sweep(grid, out, batch)
     reap_stale_points(sp, console)  # before DIR is opened: another driver's sweep is refused
-    with sigterm_raises(), experiment(out, command=command, config=config, resume=True) as rd:
+    with experiment(out, command=command, config=config, resume=True) as rd:
         todo = {p.index for p in sp.todo}
         done = [p for p in sp.points if p.index not in todo][:1]
         rows = result_rows(grid, SweepPlan(done, sp.point_dirs, [], [], []), {})
@@ -211,10 +215,12 @@ def plan_sweep(grid: Grid, out: Path, batch: bool) -> SweepPlan:
 
 
 def reap_stale_points(sp: SweepPlan, console: Console) -> None:
-    """Kill what a killed driver left running in the directories about to be run; refuse when
-    another driver still runs them (`wirelab.sweep.procs.reap_stale`)."""
-    for task in sp.tasks:
-        message = reap_stale(task.out)
+    """Kill what a killed driver left running in the directories of the sweep (those about to be
+    run, and finished points whose marker stayed); refuse when another driver still runs them
+    (`wirelab.sweep.procs.reap_stale`)."""
+    dirs = dict.fromkeys([*(task.out for task in sp.tasks), *sp.point_dirs.values()])
+    for d in dirs:
+        message = reap_stale(d)
         if message:
             console.print(message)
 

@@ -30,7 +30,8 @@ from torch.utils.flop_counter import FlopCounterMode
 from wirelab.attention.experiments import layers as L
 from wirelab.attention.experiments.common import pyplot, result_dir
 from wirelab.attention.experiments.op_depth import op_depth
-from wirelab.attention.experiments.path_lengths import max_path_length
+from wirelab.attention.experiments.path_lengths import max_path_length, path_bytes
+from wirelab.cli_options import check_memory
 from wirelab.errors import UsageError
 from wirelab.progress import progress_bar
 from wirelab.results import ResultDir
@@ -137,6 +138,12 @@ def validate(cfg: ComplexityConfig) -> None:
         raise UsageError("kernel k must be odd and >= 3, neighbourhood r >= 2")
     if len(cfg.ns) < 2 or len(cfg.ds) < 2:
         raise UsageError("--ns and --ds need at least two sizes each to fit a slope")
+    sizes = [(f"--ns {n} with --d {cfg.d_fixed}", n, cfg.d_fixed) for n in cfg.ns]
+    sizes += [(f"--ds {d} with --n {cfg.n_fixed}", cfg.n_fixed, d) for d in cfg.ds]
+    for what, n, d in sizes:
+        check_memory(f"{what}, --k {cfg.k} and --r {cfg.r}", L.call_bytes(n, d, cfg.k, cfg.r))
+    for n in cfg.path_ns:
+        check_memory(f"--path-ns {n}", path_bytes(n))
 
 
 def run(cfg: ComplexityConfig, out: Path | str, *, overwrite: bool = False) -> dict[str, Any]:

@@ -70,6 +70,13 @@ PAPER: dict[str, dict[str, tuple[str, str]]] = {
 }
 
 
+def call_bytes(n: int, d: int, k: int, r: int) -> int:
+    """A lower bound of the memory the layers need at (n, d): the weights W, U (d, d) and the
+    kernel (d, d, k), input and output (n, d), restricted attention's scores (n, r) and key
+    positions (n, r) int64 (float32 otherwise)."""
+    return 4 * (2 + k) * d * d + 8 * n * d + 12 * n * r
+
+
 def analytic_flops(layer: str, n: int, d: int, k: int, r: int) -> int:
     return {
         "self_attention": 4 * n * n * d,

@@ -45,6 +45,13 @@ def layer_edges(layer: str, n: int, depth: int, k: int, r: int) -> tuple[list[in
     return src, dst
 
 
+def path_bytes(n: int) -> int:
+    """A lower bound of the memory `max_path_length` needs for self-attention at ``n``: its n^2
+    edges (two lists of 8-byte references) and the float64 distances from n inputs to at least
+    two layers of n positions."""
+    return 16 * n * n + 16 * n * n
+
+
 def _distances(layer: str, n: int, layers: int, k: int, r: int) -> np.ndarray:
     rows: list[int] = []
     cols: list[int] = []

@@ -28,6 +28,7 @@ from torch import Tensor, nn
 
 from wirelab.attention.experiments.common import pyplot, result_dir
 from wirelab.attention.pooling import AttentionPool, MeanPool
+from wirelab.cli_options import check_memory
 from wirelab.errors import UsageError
 from wirelab.progress import progress_bar
 from wirelab.results import ResultDir
@@ -162,6 +163,21 @@ def validate(cfg: PoolingConfig) -> None:
         raise UsageError("--distractors must be non-negative integers")
     if not cfg.seeds:
         raise UsageError("--seeds must be at least 1")
+    for n in cfg.distractors:
+        what = f"--distractors {n} with --batch {cfg.batch} and --test-bags {cfg.test_bags}"
+        check_memory(what, bag_bytes(cfg, n))
+
+
+def bag_bytes(cfg: PoolingConfig, distractors: int) -> int:
+    """A lower bound of the memory bags of ``1 + distractors`` elements need: per element of a
+    batch its 196 features, the 197 inputs with the marker and two hidden activations (float32)
+    and its image index (int64); the test bags' indices (test_bags, T) int64 exist at once and
+    are evaluated 500 bags at a time."""
+    t = 1 + distractors
+    per_element = 4 * (196 + 197 + 2 * cfg.hidden) + 8
+    train = cfg.batch * t * per_element
+    test = 8 * cfg.test_bags * t + min(500, cfg.test_bags) * t * per_element
+    return max(train, test)
 
 
 def run(cfg: PoolingConfig, out: Path | str, *, overwrite: bool = False) -> dict[str, Any]:

@@ -41,6 +41,7 @@ from wirelab.attention.positional import (
     relative_shift_matrix,
     sinusoidal_encoding,
 )
+from wirelab.cli_options import check_memory
 from wirelab.errors import UsageError
 from wirelab.results import ResultDir
 
@@ -121,12 +122,22 @@ def validate(cfg: PositionalConfig) -> PositionalConfig:
         raise UsageError(f"--dim must be even, got {cfg.dim}")
     if any(not 0 < k < cfg.length for k in cfg.offsets):
         raise UsageError(f"offsets must be in (0, --length {cfg.length}), got {cfg.offsets}")
+    check_memory(f"--length {cfg.length} with --dim {cfg.dim}", positional_bytes(cfg))
     names = ENCODINGS.names() if cfg.encodings is None else cfg.encodings
     for name in names:
         kind = ENCODINGS.get(name).kind  # an unknown name: one line naming the choices
         if kind not in (INPUT, QK, BIAS):
             raise UsageError(f"positional encoding {name!r} has an unknown kind {kind!r}")
     return replace(cfg, encodings=tuple(names))
+
+
+def positional_bytes(cfg: PositionalConfig) -> int:
+    """A lower bound of the memory `run` needs (float64): the table PE (T, d) and its angles
+    (T, d/2), one (d, d) shift matrix, the similarities (P, K) from P = ceil(K / 16) starting
+    positions over K = T // 2 offsets, and one (K, d) product of them."""
+    t, d = cfg.length, cfg.dim
+    k = t // 2
+    return 8 * (t * d + t * d // 2 + d * d + -(-k // 16) * k + k * d)
 
 
 def run(cfg: PositionalConfig, out: Path | str, *, overwrite: bool = False) -> dict[str, Any]:

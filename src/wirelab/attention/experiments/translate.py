@@ -26,6 +26,7 @@ import torch.nn.functional as F
 
 from wirelab.attention.blocks import EncoderDecoder
 from wirelab.attention.experiments.common import pyplot, result_dir
+from wirelab.cli_options import check_memory
 from wirelab.errors import UsageError
 from wirelab.progress import progress_bar
 from wirelab.results import ResultDir
@@ -139,6 +140,21 @@ def validate(cfg: TranslateConfig) -> None:
         raise UsageError(f"--dim ({cfg.dim}) must be a multiple of --heads ({cfg.heads})")
     if not 0 < cfg.test_size < N_DATES // 2:
         raise UsageError(f"--test-size must be in (0, {N_DATES // 2}), got {cfg.test_size}")
+    what = (
+        f"--dim {cfg.dim} with --layers {cfg.layers}, --heads {cfg.heads} and --batch {cfg.batch}"
+    )
+    check_memory(what, model_bytes(cfg))
+
+
+def model_bytes(cfg: TranslateConfig) -> int:
+    """A lower bound of the memory training and decoding need (float32): per layer at least
+    28 d^2 weights (encoder: attention 4 d^2 and feed-forward 8 d^2; decoder: two attentions and
+    a feed-forward), each with its gradient and two AdamW moments; one (B, S + T, d) activation
+    per layer; the cross-attention maps (layers, N, H, T, S) of the test set."""
+    weights = 16 * 28 * cfg.layers * cfg.dim**2
+    activations = 4 * cfg.layers * cfg.batch * (SRC_LEN + TGT_LEN) * cfg.dim
+    maps = 4 * cfg.layers * cfg.test_size * cfg.heads * TGT_LEN * SRC_LEN
+    return weights + activations + maps
 
 
 def run(cfg: TranslateConfig, out: Path | str, *, overwrite: bool = False) -> dict[str, Any]:
