@@ -138,5 +138,7 @@ def test_taxis_resume_refuses_changed_settings(tmp_path: Path, larva: Connectome
     assert (out / "metrics.json").is_file()  # a refused resume loses nothing
     r = wirelab(*args, "--time-limit", "0.5", "--out", out, "--resume", "--overwrite")
     assert r.returncode == 2 and "exclude" in r.stderr
+    before = (out / "metrics.json").read_bytes()
     r = wirelab(*args, "--time-limit", "0.5", "--out", out, "--resume", "--workers", "1")
-    assert r.returncode == 0, r.stderr
+    assert r.returncode == 2 and "complete run" in r.stderr  # same settings: nothing to resume
+    assert (out / "metrics.json").read_bytes() == before

@@ -34,7 +34,7 @@ import numpy as np
 from wirelab.config_diff import changed_options
 from wirelab.data.npzfile import read_npz, save_npz
 from wirelab.errors import UsageError
-from wirelab.results import ResultDir, experiment, read_json
+from wirelab.results import ResultDir, experiment, read_json, refuse_finished_resume
 
 RESUMABLE = ("workers",)  # settings a resume may change: they do not change any result
 
@@ -128,6 +128,7 @@ def resumable_experiment(
             raise UsageError(
                 f"--resume: settings differ from {out} (saved -> given): " + "; ".join(changed)
             )
+        refuse_finished_resume(out)
     store = Path(out) / folder
     with experiment(out, command=command, config=config, overwrite=overwrite, resume=resume) as rd:
         if not resume and store.is_dir():

@@ -42,7 +42,7 @@ from wirelab.logic.kernels import use_threads
 from wirelab.logic.model import LogicNet, diagnostics
 from wirelab.plotting import pyplot
 from wirelab.progress import progress_bar
-from wirelab.results import ResultDir, experiment
+from wirelab.results import ResultDir, experiment, refuse_finished_resume
 
 __all__ = ["TrainConfig", "accuracy", "run"]
 
@@ -110,7 +110,9 @@ def run(
     """
     cfg = resolve(config)
     out = Path(out)
-    ckpt = _resume_point(cfg, out) if resume else None
+    ckpt = _resume_point(cfg, out) if resume else None  # options that differ: refused first
+    if resume:
+        refuse_finished_resume(out)
     use_threads(cfg.threads)  # kernels on cfg.threads, torch's small ops on one
     data = load_data(cfg)
     model = build_model(cfg, data)
