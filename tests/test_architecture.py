@@ -161,7 +161,6 @@ NOT_ENTRIES = {
     ("cli.py", "sweep"),
     ("report/html.py", "sweep"),
     ("report/runs.py", "sweep"),
-    ("sweep/backends.py", "sweep"),
     ("sweep/executors.py", "sweep"),
     ("sweep/cli.py", "sweep"),
     ("sweep/grid.py", "sweep"),
@@ -171,14 +170,14 @@ NOT_ENTRIES = {
 def entry_names() -> dict[str, tuple[str, set[str]]]:
     """For each entry name: the package of its entries and the modules allowed to name it (its
     own module, the registry's line)."""
-    from wirelab.logic.circuit.backends import BACKENDS
+    from wirelab.logic.circuit.backends import EXECUTORS
     from wirelab.report.headlines import HEADLINES
     from wirelab.reservoir.tasks import TASKS
 
     names: dict[str, tuple[str, set[str]]] = {}
     for registry, package in (
         (TASKS, "reservoir/tasks"),
-        (BACKENDS, "logic/circuit/backends"),
+        (EXECUTORS, "logic/circuit/backends"),
         (HEADLINES, "report/headlines"),
     ):
         for name in registry.names():

@@ -9,8 +9,8 @@ takes them with it (`wirelab.sweep.tether`). ``--points-outlive-driver`` lets po
 driver that dies that way run on to their end (a later start of the sweep keeps what they
 finished, and kills any still running before it reruns them).
 
-The backend choices are the names in `wirelab.sweep.backends.BACKENDS`, read when the option is
-parsed (so a backend registered later is accepted too).
+The --backend choices are the executors in `wirelab.sweep.executors.EXECUTORS`, read when the
+option is parsed (so an executor registered later is accepted too).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from pathlib import Path
 import click
 
 from wirelab.cli_options import OUT_DIR, THREADS
-from wirelab.sweep.backends import BACKENDS
+from wirelab.sweep.executors import EXECUTORS
 from wirelab.sweep.grid import DEFAULT_MAX_POINTS
 
 
@@ -29,10 +29,10 @@ from wirelab.sweep.grid import DEFAULT_MAX_POINTS
 @click.argument("grid_file", metavar="GRID.toml", type=click.Path(path_type=Path))
 @click.option(
     "--backend",
-    type=BACKENDS.choice(),
+    type=EXECUTORS.choice(),
     default="local",
     show_default=True,
-    help="Where the points run (a registered sweep backend).",
+    help="Where the points run (a registered sweep executor).",
 )
 @click.option("--address", default=None, help="Ray cluster address (ray backend); none: start one.")
 @click.option(

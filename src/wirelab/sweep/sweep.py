@@ -23,7 +23,7 @@ The grid's ``metric`` must be a numeric column of the results: it is checked on 
 complete point (before anything runs when resuming), and a name that is not there stops the sweep
 with a one-line error listing the numeric columns (nothing is silently plotted instead).
 
-`run_sweep` goes through named steps: `make_backend` (validation, before ``DIR`` is touched),
+`run_sweep` goes through named steps: `make_executor` (validation, before ``DIR`` is touched),
 `plan_sweep`, `reap_stale_points`, `run_tasks`, `result_rows`, `write_outputs`, `sweep_metrics`.
 """
 
@@ -43,8 +43,8 @@ from rich.console import Console
 from wirelab.errors import UsageError
 from wirelab.progress import progress_bar
 from wirelab.results import experiment, read_json
-from wirelab.sweep.backends import BACKENDS, Backend, Task, threads_per_worker
 from wirelab.sweep.batch import Group, plan, point_metrics, split
+from wirelab.sweep.executors import EXECUTORS, Executor, Task, threads_per_worker
 from wirelab.sweep.grid import Grid, Point, display_argv
 from wirelab.sweep.procs import reap_stale
 from wirelab.sweep.results_table import (
@@ -144,7 +144,7 @@ def run_sweep(
     only in the batch key run as one command each group (`wirelab.sweep.batch`). ``outlive``:
     points keep running if this process dies without cleaning up (by default they die with it).
     """
-    runner = make_backend(
+    runner = make_executor(
         grid, backend, workers=workers, threads=threads, address=address, timeout=timeout
     )
     console = console or Console(stderr=True)
@@ -180,7 +180,7 @@ def run_sweep(
     return SweepResult(out, rows, len(sp.todo), sp.resumed, failed, seconds, metric, files)
 
 
-def make_backend(
+def make_executor(
     grid: Grid,
     backend: str,
     *,
@@ -188,11 +188,11 @@ def make_backend(
     threads: int | None,
     address: str | None,
     timeout: float | None,
-) -> Backend:
+) -> Executor:
     """The chosen backend, built; a one-line `UsageError` for options that cannot work."""
-    cls = BACKENDS.get(backend)
+    cls = EXECUTORS.get(backend)
     if address and not cls.takes_address:
-        with_address = [n for n in BACKENDS.names() if BACKENDS.get(n).takes_address]
+        with_address = [n for n in EXECUTORS.names() if EXECUTORS.get(n).takes_address]
         raise UsageError(f"--address only applies to --backend {' or '.join(with_address)}")
     workers = workers or 2
     if workers < 1:
@@ -236,7 +236,7 @@ def _announce(sp: SweepPlan, console: Console) -> None:
 def run_tasks(
     grid: Grid,
     sp: SweepPlan,
-    runner: Backend,
+    runner: Executor,
     out: Path,
     outcomes: dict[str, dict[str, Any]],
     console: Console,
@@ -327,7 +327,7 @@ def sweep_metrics(
     sp: SweepPlan,
     rows: list[dict[str, Any]],
     backend: str,
-    runner: Backend,
+    runner: Executor,
     seconds: float,
     metric: str | None,
 ) -> dict[str, Any]:

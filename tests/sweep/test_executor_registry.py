@@ -11,12 +11,12 @@ import pytest
 from tests.clirun import wirelab
 from tests.sweep.conftest import toy_grid
 from wirelab.results import read_json
-from wirelab.sweep.backends import BACKENDS, Backend, Task
+from wirelab.sweep.executors import EXECUTORS, Executor, Task
 from wirelab.sweep.results_table import read_csv, timing_column
 from wirelab.sweep.runner import Outcome
 
 
-class SerialBackend(Backend):
+class SerialExecutor(Executor):
     """Toy: the points one after another, in the driver's own thread."""
 
     def run(self, tasks: list[Task]) -> Iterator[Outcome]:
@@ -26,11 +26,11 @@ class SerialBackend(Backend):
 
 @pytest.fixture
 def toy() -> Iterator[str]:
-    BACKENDS.add("toy", SerialBackend, "toy: one point after another in the driver")
+    EXECUTORS.add("toy", SerialExecutor, "toy: one point after another in the driver")
     try:
         yield "toy"
     finally:
-        BACKENDS.remove("toy")
+        EXECUTORS.remove("toy")
 
 
 def _table(path: Path) -> list[dict[str, str]]:
@@ -54,6 +54,6 @@ def test_toy_backend_runs_a_grid_through_the_cli(tmp_path: Path, toy: str) -> No
 
 
 def test_removed_backend_is_refused(tmp_path: Path) -> None:
-    assert "toy" not in BACKENDS
+    assert "toy" not in EXECUTORS
     r = wirelab("sweep", toy_grid(tmp_path), "--backend", "toy", "--out", tmp_path / "o")
     assert r.returncode == 2 and "unknown sweep backend 'toy'" in r.stderr

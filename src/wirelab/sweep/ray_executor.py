@@ -1,4 +1,4 @@
-"""The ``ray`` sweep backend: each point is a Ray task; imported only when ``--backend ray``.
+"""The ``ray`` sweep executor: each point is a Ray task; imported only when ``--backend ray``.
 
 ``ray.init(address)`` joins an existing cluster, or with no address starts a local one with
 ``workers * threads`` CPUs. Each point is a task reserving ``threads`` CPUs that runs the command
@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from wirelab.errors import UsageError, WirelabError
-from wirelab.sweep.backends import Backend, Task
+from wirelab.sweep.executors import Executor, Task
 from wirelab.sweep.runner import Outcome, run_point_shipped
 
 RAY_TASK_RETRIES = 2  # Ray's own re-runs of a task whose worker died
@@ -30,7 +30,7 @@ def _ray() -> Any:
     return ray
 
 
-class RayBackend(Backend):
+class RayExecutor(Executor):
     """Points as Ray tasks; the files of each point travel back to the driver."""
 
     takes_address = True

@@ -1,6 +1,6 @@
-"""Where points run: `BACKENDS`, the registry that ``wirelab sweep --backend`` chooses from.
+"""Where points run: `EXECUTORS`, the registry that ``wirelab sweep --backend`` chooses from.
 
-Every backend is a `Backend` subclass: it is built with the sweep's ``workers``, ``threads`` (per
+Every executor is an `Executor` subclass: it is built with the sweep's ``workers``, ``threads`` (per
 point), ``retries``, ``timeout`` (seconds, finite and > 0, else a one-line `UsageError`) and
 ``address``, and its ``run(tasks)`` yields one `Outcome` per
 task as tasks finish; the driver (`wirelab.sweep.sweep`) writes them down.
@@ -10,9 +10,9 @@ task as tasks finish; the driver (`wirelab.sweep.sweep`) writes them down.
   ``threads`` (default ``cpus // workers``), so that the machine is not oversubscribed. Each
   subprocess is its own process group (`wirelab.sweep.procs`); when ``run`` is left early (an
   error, a signal, the generator closed) the running groups are killed before it returns.
-- ``ray`` (`wirelab.sweep.ray_backend`, imported only when chosen): tasks on a Ray cluster.
+- ``ray`` (`wirelab.sweep.ray_executor`, imported only when chosen): tasks on a Ray cluster.
 
-Adding a backend is one module with a `Backend` subclass plus one ``BACKENDS.add`` line.
+Adding an executor is one module with an `Executor` subclass plus one ``EXECUTORS.add`` line.
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ def threads_per_worker(workers: int, cpus: int | None = None) -> int:
     return max(1, (cpus or os.cpu_count() or 1) // workers)
 
 
-class Backend:
+class Executor:
     """Runs a sweep's tasks; ``run`` yields their outcomes in the order they finish."""
 
     takes_address: ClassVar[bool] = False  # whether ``--address`` means anything to it
@@ -68,7 +68,7 @@ class Backend:
         raise NotImplementedError
 
     def run_one(self, task: Task, cwd: str | None = None) -> Outcome:
-        """`run_point` for one task in its own directory, with this backend's budget."""
+        """`run_point` for one task in its own directory, with this executor's budget."""
         argv = [*task.argv, "--out", str(task.out)]
         return run_point(
             task.id,
@@ -82,7 +82,7 @@ class Backend:
         )
 
 
-class LocalBackend(Backend):
+class LocalExecutor(Executor):
     """``workers`` threads here, each driving one point's subprocess at a time."""
 
     def run(self, tasks: list[Task]) -> Iterator[Outcome]:
@@ -102,6 +102,6 @@ class LocalBackend(Backend):
             pool.shutdown(wait=True, cancel_futures=True)
 
 
-BACKENDS = Registry[type[Backend]]("sweep backend")
-BACKENDS.add("local", LocalBackend, "worker threads running the points as subprocesses here")
-BACKENDS.add("ray", "wirelab.sweep.ray_backend:RayBackend", "tasks on a Ray cluster (pip: ray)")
+EXECUTORS = Registry[type[Executor]]("sweep executor")
+EXECUTORS.add("local", LocalExecutor, "worker threads running the points as subprocesses here")
+EXECUTORS.add("ray", "wirelab.sweep.ray_executor:RayExecutor", "tasks on a Ray cluster (pip: ray)")
