@@ -170,14 +170,14 @@ NOT_ENTRIES = {
 def entry_names() -> dict[str, tuple[str, set[str]]]:
     """For each entry name: the package of its entries and the modules allowed to name it (its
     own module, the registry's line)."""
-    from wirelab.logic.circuit.backends import EXECUTORS
+    from wirelab.logic.circuit.backends import BACKENDS
     from wirelab.report.headlines import HEADLINES
     from wirelab.reservoir.tasks import TASKS
 
     names: dict[str, tuple[str, set[str]]] = {}
     for registry, package in (
         (TASKS, "reservoir/tasks"),
-        (EXECUTORS, "logic/circuit/backends"),
+        (BACKENDS, "logic/circuit/backends"),
         (HEADLINES, "report/headlines"),
     ):
         for name in registry.names():

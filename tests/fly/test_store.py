@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from wirelab.errors import UsageError
+from wirelab.errors import UsageError, WirelabError
 from wirelab.fly.store import (
     fingerprint,
     item_path,
@@ -41,9 +41,12 @@ def test_resume_refuses_changed_settings_and_a_fresh_start_clears_saved_work(
 ) -> None:
     out = tmp_path / "study"
     config = {"duration": 0.3, "workers": 2, "mapping": {"gain": 1.0}}
-    with resumable_experiment(out, "test", config, "runs") as (rd, store):
+    with (
+        pytest.raises(WirelabError),
+        resumable_experiment(out, "test", config, "runs") as (rd, store),
+    ):
         save_item(store, "a", "k", {}, {"x": np.zeros(1)})
-        rd.finish({})
+        raise WirelabError("stopped after one item")  # a study that stopped part way
     assert (out / "runs" / "a.npz").is_file()
     changed = {**config, "mapping": {"gain": 2.0}}
     refused = pytest.raises(UsageError, match=r"mapping.gain: 1.0 -> 2.0")
@@ -53,6 +56,9 @@ def test_resume_refuses_changed_settings_and_a_fresh_start_clears_saved_work(
     with resumable_experiment(out, "test", fewer_workers, "runs", resume=True) as (rd, store):
         assert load_item(store, "a", "k") is not None  # workers may change on a resume
         rd.finish({})
+    complete = pytest.raises(UsageError, match="complete run")
+    with complete, resumable_experiment(out, "test", fewer_workers, "runs", resume=True):
+        pass  # a finished study: nothing to resume, nothing changed
     with resumable_experiment(out, "test", config, "runs", overwrite=True) as (rd, store):
         assert not list(store.glob("*.npz"))
         rd.finish({})

@@ -56,4 +56,4 @@ def test_toy_backend_runs_a_grid_through_the_cli(tmp_path: Path, toy: str) -> No
 def test_removed_backend_is_refused(tmp_path: Path) -> None:
     assert "toy" not in EXECUTORS
     r = wirelab("sweep", toy_grid(tmp_path), "--backend", "toy", "--out", tmp_path / "o")
-    assert r.returncode == 2 and "unknown sweep backend 'toy'" in r.stderr
+    assert r.returncode == 2 and "unknown sweep executor 'toy'" in r.stderr
