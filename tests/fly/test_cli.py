@@ -76,6 +76,10 @@ def test_bad_arguments_exit_2_with_one_line(tmp_path: Path) -> None:
         ("turns", "--gain", "inf"),
         ("turns", "--settle", "-1"),
         ("taxis", "--timestep", "nan"),
+        ("taxis", "--arena-radius", "10"),  # inside the start distances
+        ("taxis", "--arena-radius", "inf"),
+        ("calibrate", "--body", "kinematic"),  # not a NeuroMechFly: nothing to calibrate
+        ("timestep", "--body", "kinematic"),
     ):
         r = fly(*args, "--out", out)
         assert r.returncode == 2 and one_line_error(r), (args, r.stderr)

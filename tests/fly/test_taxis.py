@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -10,9 +11,20 @@ import pytest
 from tests.conftest import requires_larva
 from wirelab.data.connectome import Connectome
 from wirelab.errors import UsageError
+from wirelab.fly.bodies.kinematic import KinematicBody
 from wirelab.fly.controller import ControllerConfig
+from wirelab.fly.loop import Trace
 from wirelab.fly.taxis.study import run_study
-from wirelab.fly.taxis.task import TaxisConfig, deploy, encode, evaluate, starts, teacher, wilson
+from wirelab.fly.taxis.task import (
+    TaxisConfig,
+    deploy,
+    encode,
+    evaluate,
+    source,
+    starts,
+    teacher,
+    wilson,
+)
 
 
 def test_teacher_turns_toward_the_stronger_side() -> None:
@@ -48,8 +60,6 @@ def test_teacher_beats_constant_walking_in_closed_loop() -> None:
 
 
 def test_evaluate_counts_success_and_efficiency() -> None:
-    from wirelab.fly.loop import Trace
-
     pos = np.array([[[10.0, 0.0]], [[5.0, 0.0]], [[1.0, 0.0]]])  # straight to the source
     tr = Trace(
         np.array([0.0, 1.0, 2.0]),
@@ -142,3 +152,129 @@ def test_taxis_resume_refuses_changed_settings(tmp_path: Path, larva: Connectome
     r = wirelab(*args, "--time-limit", "0.5", "--out", out, "--resume", "--workers", "1")
     assert r.returncode == 2 and "complete run" in r.stderr  # same settings: nothing to resume
     assert (out / "metrics.json").read_bytes() == before
+
+
+def _old_evaluate(trace: Trace, cfg: TaxisConfig, dt_u: float) -> dict[str, Any]:
+    """`evaluate` before the arena existed (reached within ``radius``, whenever), as reference."""
+    pos = np.concatenate([trace.position, np.asarray(trace.extra["final_position"])[None]])
+    dist = np.linalg.norm(pos, axis=-1)
+    reached = dist <= cfg.radius
+    success = reached.any(axis=0)
+    first = np.where(success, reached.argmax(axis=0), len(pos) - 1)
+    steps = np.linalg.norm(np.diff(pos, axis=0), axis=-1)
+    path = np.array([steps[: first[i], i].sum() for i in range(pos.shape[1])])
+    eff = np.divide(dist[0] - cfg.radius, path, out=np.zeros_like(path), where=path > 0)
+    return {
+        "success": success.tolist(),
+        "efficiency": eff[success].tolist(),
+        "times": (first * dt_u)[success].tolist(),
+        "final": dist[-1].tolist(),
+    }
+
+
+def _fly_trace(xs: list[float]) -> Trace:
+    """One fly walking along x through ``xs`` (the last one is the final position)."""
+    pos = np.array([[[x, 0.0]] for x in xs[:-1]])
+    z = np.zeros((len(pos), 1, 2))
+    return Trace(
+        np.arange(len(pos), dtype=float),
+        pos,
+        np.zeros((len(pos), 1)),
+        z,
+        z,
+        z,
+        extra={"final_position": np.array([[xs[-1], 0.0]])},
+    )
+
+
+def test_a_fly_that_leaves_the_arena_fails_even_if_it_comes_back() -> None:
+    cfg = TaxisConfig(radius=2.0, start_distance=(5, 10), arena_radius=20.0)
+    res = evaluate(_fly_trace([10.0, 25.0, 15.0, 1.0]), cfg, dt_u=0.5)
+    assert res["success"] == [False] and res["left_arena"] == [True]
+    assert res["exit_time_s"] == [0.5] and res["arena_exits"] == 1
+    assert res["final_distance_mm"] == 25.0  # taken at the exit
+    res = evaluate(_fly_trace([10.0, 15.0, 1.0, 25.0]), cfg, dt_u=0.5)
+    assert res["success"] == [True] and res["left_arena"] == [False]  # arrived first
+    assert res["exit_time_s"] == [None] and res["time_to_source_s"] == 1.0
+
+
+def test_flies_heading_out_of_the_arena_leave_and_stop_counting() -> None:
+    """A kinematic batch: the fly at the edge facing away leaves within a fraction of a second
+    (a failure, timed, scored at the exit); the one facing the source arrives."""
+    cfg = TaxisConfig(trials=2, time_limit=3.0, start_distance=(5.0, 25.0), arena_radius=26.0)
+    body = KinematicBody(
+        batch=2,
+        start_xy=np.array([[24.0, 0.0], [0.0, 6.0]]),
+        start_heading=np.array([0.0, -np.pi / 2]),
+        odor=source(cfg),
+    )
+    tr, res = deploy(cfg, "constant", body=body)
+    assert res["left_arena"] == [True, False] and res["success"] == [False, True]
+    exit_s = res["exit_time_s"][0]
+    assert exit_s is not None and 0.05 < exit_s < 0.5
+    assert np.linalg.norm(tr.position[-1, 0]) > 50  # the batch walked on; the score did not
+
+
+def test_kinematic_results_of_flies_that_never_leave_are_unchanged() -> None:
+    """Against the scoring before the arena: the same successes, path efficiencies, times and
+    final distances for every fly that stays inside (here: all of them, and a huge arena)."""
+    cfg = TaxisConfig(trials=40, time_limit=4.0, start_distance=(6.0, 8.0), seed=5)
+    dt_u = round(ControllerConfig().update_interval / cfg.body_dt) * cfg.body_dt
+    for policy in ("teacher", "constant"):
+        tr, res = deploy(cfg, policy)
+        old = _old_evaluate(tr, cfg, dt_u)
+        stayed = ~np.array(res["left_arena"])
+        assert 0 < stayed.sum() < 40  # (walking straight, most flies leave within 4 s)
+        assert (
+            np.array(res["success"])[stayed].tolist() == np.array(old["success"])[stayed].tolist()
+        )
+    cfg = TaxisConfig(
+        trials=40, time_limit=4.0, start_distance=(6.0, 8.0), seed=5, arena_radius=1e6
+    )
+    tr, res = deploy(cfg, "teacher")
+    old = _old_evaluate(tr, cfg, dt_u)
+    assert res["arena_exits"] == 0 and res["success"] == old["success"]
+    assert res["path_efficiency"] == np.mean(old["efficiency"])
+    assert res["time_to_source_s"] == np.mean(old["times"])
+    assert res["final_distance_mm"] == np.mean(old["final"])
+
+
+def test_a_one_fly_trial_ends_at_the_arena_edge() -> None:
+    """One-fly trials (the flygym path, here with the kinematic body) stop when the fly leaves;
+    the input-only readout with zero weights walks straight (drives [1, 1])."""
+    from wirelab.fly.mapping import LinearMapping
+    from wirelab.fly.taxis.trials import TrialSpec, trial
+
+    cfg = TaxisConfig(trials=4, time_limit=5.0, start_distance=(24.0, 25.0), arena_radius=25.5)
+    ctrl = ControllerConfig(modality="olfactory", update_steps=50)  # an update every 5 ms
+    walk = LinearMapping(weight=np.zeros((2, 2)), bias=np.ones(2))
+    for i in range(4):
+        spec = TrialSpec(i, "input-only", "connectome", cfg, ctrl, walk, "kinematic")
+        tr, res = trial(spec)
+        assert res["left_arena"][0] != res["success"][0], res  # one or the other ended it
+        assert res["simulated_s"] < 4.0 and len(tr.time) < 800  # 5 s would be 1,000 updates
+        if res["left_arena"][0]:
+            assert res["exit_time_s"][0] == pytest.approx(len(tr.time) * 5e-3)
+
+
+@pytest.mark.fly
+def test_taxis_on_flygym2_smells_at_the_antennae_and_stops_at_source_or_edge(
+    flygym2_ok: None,
+) -> None:
+    """flygym 2 in the taxis loop: the source on the fly's left smells stronger at the left
+    funiculus, the teacher walks the fly to it; a fly at the edge facing out leaves at once."""
+    from wirelab.fly.bodies.flygym2 import Flygym2Body
+    from wirelab.fly.taxis.task import ended
+
+    cfg = TaxisConfig(trials=1, time_limit=2.0, start_distance=(3.0, 25.0), arena_radius=25.2)
+    body = Flygym2Body(start_xy=(4.0, 0.0), start_heading=np.pi / 2, odor=source(cfg))
+    first = body.reset().odor
+    assert first is not None and first[0] > first[1]  # facing +y, the origin lies to the left
+    tr, res = deploy(cfg, "teacher", body=body, stop=ended(cfg))
+    assert res["success"] == [True] and res["left_arena"] == [False], res
+    assert tr.time[-1] < 1.9  # stopped at the source
+    body = Flygym2Body(start_xy=(24.0, 0.0), start_heading=0.0, odor=source(cfg))
+    tr, res = deploy(cfg, "constant", body=body, stop=ended(cfg))
+    assert res["left_arena"] == [True] and res["success"] == [False], res
+    exit_s = res["exit_time_s"][0]  # the thorax starts 0.55 mm ahead of start_xy on flygym 2
+    assert exit_s is not None and 0.0 < exit_s < 0.3 and tr.time[-1] < 0.3

@@ -124,7 +124,7 @@ def test_a_taxis_trial_stops_at_the_source() -> None:
 @requires_larva
 @pytest.mark.fly
 def test_flygym_left_and_right_evoked_drives_turn_opposite_ways(
-    flygym_ok: None, larva: object
+    flygym2_ok: None, larva: object
 ) -> None:
     from wirelab.fly.turns.runs import RunSpec, run_one
 
@@ -144,7 +144,9 @@ def test_timestep_validation_compares_speed_and_yaw_rate(flygym_ok: None) -> Non
     """The reference step against itself is exact (same seed); the check reports per drive."""
     from wirelab.fly.bodies.timestep import validate_timestep
 
-    r = validate_timestep(1e-4, grid=((1.2, 0.4),), duration=0.3, settle=0.1, workers=1)
+    r = validate_timestep(
+        1e-4, grid=((1.2, 0.4),), duration=0.3, settle=0.1, workers=1, body="flygym1"
+    )
     (row,) = r["rows"]
     assert r["ok"] and row["v_rel_error"] == 0 and row["omega_rel_error"] == 0
     assert row["omega_ref"] < 0 < row["v_ref"]  # a larger left drive turns clockwise
@@ -153,7 +155,8 @@ def test_timestep_validation_compares_speed_and_yaw_rate(flygym_ok: None) -> Non
 @pytest.mark.slow
 @pytest.mark.fly
 def test_a_timestep_of_2e4_is_not_within_5_percent(flygym_ok: None) -> None:
-    """Covered by `wirelab fly timestep --timestep 2e-4` (docs/fly.md): it fails the 5% check."""
+    """Covered by `wirelab fly timestep --body flygym1 --timestep 2e-4` (docs/fly.md): on
+    flygym 1.2.1 it fails the 5% check."""
     from wirelab.fly.bodies.timestep import validate_timestep
 
-    assert not validate_timestep(2e-4, duration=0.6, settle=0.2)["ok"]
+    assert not validate_timestep(2e-4, duration=0.6, settle=0.2, body="flygym1")["ok"]

@@ -1,8 +1,9 @@
 """Calibrate the kinematic body against NeuroMechFly (flygym) runs.
 
-Protocol (``wirelab fly calibrate``): for each constant descending signal ``[L, R]`` of a grid,
-walk flygym's ``HybridTurningController`` on flat ground for ``duration`` seconds, drop the first
-``settle`` seconds (landing, CPG start-up), and measure
+Protocol (``wirelab fly calibrate --body NAME``): for each constant descending signal ``[L, R]``
+of a grid, walk the NeuroMechFly body ``NAME`` (default ``flygym``, flygym 2 with the hybrid
+turning controller; ``flygym1``, flygym 1.2.1's ``HybridTurningController``) on flat ground for
+``duration`` seconds, drop the first ``settle`` seconds (landing, CPG start-up), and measure
 
 - yaw rate ``omega = (heading(T) - heading(settle)) / (T - settle)`` (rad/s, CCW positive);
 - forward speed ``v`` = path length of the thorax sampled once per stride (1/12 s, the CPG
@@ -10,10 +11,13 @@ walk flygym's ``HybridTurningController`` on flat ground for ``duration`` second
 
 Then fit the kinematic model (see `wirelab.fly.bodies.kinematic`) by least squares through the
 origin: ``v = v_gain * (L + R) / 2`` and ``omega = w_gain * (R - L)``, and report R^2 of each
-fit. The antenna offsets (forward, lateral, in the fly frame) are read from flygym's olfaction
-sensors. ``tau = 1 / 20`` s is the CPG amplitude convergence of ``HybridTurningController``
-(``convergence_coefs = 20``). The result, with the command and the raw runs, is
-``calibration.json`` beside this module; the kinematic body loads it.
+fit. The antenna offsets (forward, lateral, in the fly frame) and height come from the body's
+``antennae()`` (``(2, 3)`` world positions of the left and right antenna) over a short walk; a
+body that can be calibrated is one that reports them (`calibration_bodies`). ``tau = 1 / 20`` s
+is the CPG amplitude convergence of the hybrid turning controller (``convergence_coefs = 20``).
+The result, with the command and the raw runs, is ``calibration.json`` beside this module; the
+kinematic body loads it. `run` is decorated with `wirelab.fly.envs.in_fly_env`: typed in the
+main environment with a body of the fly environment, it runs there.
 """
 
 from __future__ import annotations
@@ -31,7 +35,10 @@ from typing import Any
 import numpy as np
 
 from wirelab.errors import UsageError
+from wirelab.fly.bodies.base import Body
+from wirelab.fly.envs import in_fly_env
 
+DEFAULT_BODY = "flygym"
 DEFAULT_GRID: tuple[tuple[float, float], ...] = (
     (1.0, 1.0),
     (0.6, 0.6),
@@ -51,6 +58,30 @@ def load_calibration() -> dict[str, Any]:
     return dict(json.loads(text))
 
 
+def calibration_bodies() -> list[str]:
+    """The registered bodies a calibration can measure: those reporting ``antennae()``."""
+    from wirelab.fly.bodies import BODIES, body_class
+
+    return [n for n in BODIES.names() if callable(getattr(body_class(n), "antennae", None))]
+
+
+def check_body(body: str) -> type[Body]:
+    """The registered body class ``body``, or a one-line `UsageError` when it cannot be
+    calibrated against (no ``antennae()``: not a simulated NeuroMechFly)."""
+    from wirelab.fly.bodies import body_class
+
+    cls = body_class(body)
+    if not callable(getattr(cls, "antennae", None)):
+        choices = " or ".join(calibration_bodies())
+        raise UsageError(f"calibration needs a NeuroMechFly body (--body {choices}), not {body!r}")
+    return cls
+
+
+def physics_body(body: str, **kwargs: Any) -> Body:
+    """A body of the registered kind ``body`` (`check_body`) built with ``kwargs``."""
+    return check_body(body)(**kwargs)
+
+
 def measure_run(
     left: float,
     right: float,
@@ -58,25 +89,24 @@ def measure_run(
     settle: float,
     seed: int = 0,
     timestep: float = 1e-4,
+    body: str = DEFAULT_BODY,
 ) -> dict[str, float]:
-    """One flygym run with a constant signal; returns ``v`` (mm/s) and ``omega`` (rad/s)."""
-    from wirelab.fly.bodies.flygym1 import FlygymBody
-
-    body = FlygymBody(seed=seed, timestep=timestep)
+    """One run of ``body`` with a constant signal; returns ``v`` (mm/s) and ``omega`` (rad/s)."""
+    fly = physics_body(body, seed=seed, timestep=timestep)
     try:
-        n = round(duration / body.dt)
-        every = max(1, round(STRIDE / body.dt))
-        t0 = round(settle / body.dt)
+        n = round(duration / fly.dt)
+        every = max(1, round(STRIDE / fly.dt))
+        t0 = round(settle / fly.dt)
         xy, heading = [], []
         for i in range(1, n + 1):
-            obs = body.act(np.array([left, right]))
+            obs = fly.act(np.array([left, right]))
             if i >= t0 and (i - t0) % every == 0:
                 xy.append(obs.position)
                 heading.append(float(obs.heading))
     finally:
-        body.close()
+        fly.close()
     pts = np.array(xy)  # (S, 2)
-    span = (len(pts) - 1) * every * body.dt
+    span = (len(pts) - 1) * every * fly.dt
     path = float(np.sum(np.linalg.norm(np.diff(pts, axis=0), axis=1)))
     return {
         "left": left,
@@ -88,19 +118,21 @@ def measure_run(
     }
 
 
-def measure_antennae(duration: float = 0.2, seed: int = 0) -> dict[str, float]:
-    """Antenna offsets in the fly frame (forward, lateral; mm) and height, averaged over a walk."""
-    from wirelab.fly.bodies.flygym1 import FlygymBody
+def measure_antennae(
+    duration: float = 0.2, seed: int = 0, body: str = DEFAULT_BODY
+) -> dict[str, float]:
+    """Antenna offsets in the fly frame (forward, lateral; mm) and height, averaged over the
+    second half of a walk with drives ``[1, 1]``: from ``antennae()`` ``(2, 3)`` [left, right]
+    world positions, ``forward = mean_a (a_xy - p) . f``, ``lateral = (a_L - a_R)_xy . l / 2``
+    with ``p`` the body's position, ``f``, ``l`` its forward and left axes."""
     from wirelab.fly.odor import OdorSource
 
-    body = FlygymBody(seed=seed, odor=OdorSource((50.0, 0.0)))
+    fly = physics_body(body, seed=seed, odor=OdorSource((50.0, 0.0)))
     fwd, lat, z = [], [], []
     try:
-        for _ in range(round(duration / body.dt)):
-            obs = body.act(np.array([1.0, 1.0]))
-            sim = body.sim
-            ant = np.asarray(sim.physics.bind(sim.fly._antennae_sensors).sensordata)
-            ant = ant.reshape(4, 3)[2:4]  # [left, right] antenna xyz
+        for _ in range(round(duration / fly.dt)):
+            obs = fly.act(np.array([1.0, 1.0]))
+            ant = np.asarray(fly.antennae())  # type: ignore[attr-defined]  # (2, 3) [L, R] xyz
             h = float(obs.heading)
             f_axis, l_axis = np.array([np.cos(h), np.sin(h)]), np.array([-np.sin(h), np.cos(h)])
             rel = ant[:, :2] - obs.position  # (2, 2)
@@ -108,7 +140,7 @@ def measure_antennae(duration: float = 0.2, seed: int = 0) -> dict[str, float]:
             lat.append(float((rel[0] - rel[1]) @ l_axis / 2))
             z.append(float(np.mean(ant[:, 2])))
     finally:
-        body.close()
+        fly.close()
     half = len(fwd) // 2  # second half: after landing
     return {
         "antenna_forward": float(np.mean(fwd[half:])),
@@ -142,15 +174,16 @@ def calibrate(
     duration: float = 1.0,
     settle: float = 0.2,
     progress: Callable[[str], None] | None = None,
+    body: str = DEFAULT_BODY,
 ) -> dict[str, Any]:
-    """Run the grid on flygym, fit, and return the content of ``calibration.json``."""
+    """Run the grid on ``body``, fit, and return the content of ``calibration.json``."""
     t0 = time.perf_counter()
     runs = []
     for left, right in grid:
-        runs.append(measure_run(left, right, duration, settle))
+        runs.append(measure_run(left, right, duration, settle, body=body))
         if progress:
             progress(f"L={left} R={right}: {runs[-1]}")
-    antennae = measure_antennae()
+    antennae = measure_antennae(body=body)
     gains = fit(runs)
     return {
         "kinematic": {
@@ -162,10 +195,12 @@ def calibrate(
         },
         "measurement": {
             "command": (
-                f"wirelab fly calibrate --duration {duration} --settle {settle} --grid "
+                f"wirelab fly calibrate --body {body} --duration {duration} --settle {settle} "
+                "--grid "
                 + ";".join(f"{a:g},{b:g}" for a, b in grid)
                 + " --write src/wirelab/fly/bodies/calibration.json"
             ),
+            "body": body,
             "flygym_timestep": 1e-4,
             "duration_s": duration,
             "settle_s": settle,
@@ -192,12 +227,14 @@ def parse_grid(text: str) -> tuple[tuple[float, float], ...]:
 @dataclass(frozen=True)
 class CalibrateConfig:
     """Seconds per flygym run, seconds dropped at its start, the signal grid ``[(L, R), ...]``,
-    and where to write the calibration JSON besides the result directory (None: nowhere)."""
+    where to write the calibration JSON besides the result directory (None: nowhere), and the
+    NeuroMechFly body measured (a name of `wirelab.fly.bodies.BODIES`)."""
 
     duration: float = 0.8
     settle: float = 0.2
     grid: tuple[tuple[float, float], ...] = DEFAULT_GRID
     write: Path | None = None
+    body: str = DEFAULT_BODY
 
     def __post_init__(self) -> None:
         if not (math.isfinite(self.duration) and math.isfinite(self.settle)) or not (
@@ -208,28 +245,32 @@ class CalibrateConfig:
             raise UsageError("--grid needs at least one signal pair")
 
 
+@in_fly_env
 def run(
     config: CalibrateConfig, out: Path, *, overwrite: bool = False, progress: bool = True
 ) -> dict[str, Any]:
     """`calibrate` into the result directory ``out`` (``metrics.json`` holds what
     ``calibration.json`` holds), and into ``config.write`` when given. Returns the metrics."""
-    from wirelab.fly.bodies.flygym1 import flygym_available
     from wirelab.progress import progress_bar
     from wirelab.results import experiment, write_json
 
-    reason = flygym_available()
-    if reason:
-        raise UsageError(reason)
+    check_body(config.body)
     cfg = {
         "duration": config.duration,
         "settle": config.settle,
         "grid": [list(p) for p in config.grid],
         "write": config.write,
+        "body": config.body,
     }
     with experiment(out, command="wirelab fly calibrate", config=cfg, overwrite=overwrite) as rd:
-        with progress_bar("calibrate (flygym)", total=len(config.grid), show=progress) as bar:
+        label = f"calibrate ({config.body})"
+        with progress_bar(label, total=len(config.grid), show=progress) as bar:
             result = calibrate(
-                config.grid, config.duration, config.settle, progress=lambda _: bar.advance()
+                config.grid,
+                config.duration,
+                config.settle,
+                progress=lambda _: bar.advance(),
+                body=config.body,
             )
         if config.write is not None:
             write_json(config.write, result)

@@ -3,6 +3,8 @@
 Each command parses its options into the experiment's config and calls its ``run(config, out)``
 (`wirelab.fly.bodies.calibration.run`, `wirelab.fly.bodies.timestep.run`), which alone writes
 the result directory; then it prints a summary. `wirelab.fly.cli` adds them to the group.
+Both measure a NeuroMechFly body (``--body``, default ``flygym``: flygym 2, which runs in the
+fly environment, `wirelab.fly.envs`).
 """
 
 from __future__ import annotations
@@ -13,7 +15,16 @@ from pathlib import Path
 import click
 
 from wirelab.cli_options import finite_float, out_option
+from wirelab.fly.bodies import BODIES
 from wirelab.fly.options import POSITIVE_SECONDS
+
+body_option = click.option(
+    "--body",
+    type=BODIES.choice(),
+    default="flygym",
+    show_default=True,
+    help="The NeuroMechFly body measured (a body reporting its antennae).",
+)
 
 
 @click.command("calibrate")
@@ -30,15 +41,22 @@ from wirelab.fly.options import POSITIVE_SECONDS
     default=None,
     help="Also write the calibration JSON here (the package's calibration.json to update it).",
 )
+@body_option
 @out_option(default="runs/fly/calibrate")
 def calibrate_cmd(
-    duration: float, settle: float, grid: str | None, write: Path | None, out: Path, overwrite: bool
+    duration: float,
+    settle: float,
+    grid: str | None,
+    write: Path | None,
+    body: str,
+    out: Path,
+    overwrite: bool,
 ) -> None:
-    """Fit the kinematic body's gains to flygym runs (slow: minutes per run on 2 cores)."""
+    """Fit the kinematic body's gains to NeuroMechFly runs (slow: seconds to minutes per run)."""
     from wirelab.fly.bodies.calibration import DEFAULT_GRID, CalibrateConfig, parse_grid, run
 
     pairs = parse_grid(grid) if grid else DEFAULT_GRID
-    result = run(CalibrateConfig(duration, settle, pairs, write), out, overwrite=overwrite)
+    result = run(CalibrateConfig(duration, settle, pairs, write, body), out, overwrite=overwrite)
     for r in result["measurement"]["runs"]:
         click.echo(f"L={r['left']} R={r['right']}: {json.dumps(r)}")
     click.echo(json.dumps(result["kinematic"]))
@@ -51,14 +69,25 @@ def calibrate_cmd(
 @click.option("--duration", type=finite_float(0.3, 5.0), default=0.8, show_default=True)
 @click.option("--settle", type=finite_float(0.0, 1.0), default=0.2, show_default=True)
 @click.option("--tol", type=finite_float(0.0, 1.0, min_open=True), default=0.05, show_default=True)
+@click.option(
+    "--workers", type=click.IntRange(1, 2), default=2, show_default=True, help="Processes."
+)
+@body_option
 @out_option(default="runs/fly/timestep")
 def timestep_cmd(
-    timestep: float, duration: float, settle: float, tol: float, out: Path, overwrite: bool
+    timestep: float,
+    duration: float,
+    settle: float,
+    tol: float,
+    workers: int,
+    body: str,
+    out: Path,
+    overwrite: bool,
 ) -> None:
     """Compare a flygym physics step with 1e-4 s on calibration drives (speed, yaw rate)."""
     from wirelab.fly.bodies.timestep import TimestepConfig, run
 
-    cfg = TimestepConfig(timestep=timestep, duration=duration, settle=settle, tol=tol)
+    cfg = TimestepConfig(timestep, duration, settle, tol, workers=workers, body=body)
     r = run(cfg, out, overwrite=overwrite)
     for row in r["rows"]:
         click.echo(

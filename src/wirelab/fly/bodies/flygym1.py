@@ -214,6 +214,15 @@ class FlygymBody:
             self.viewer.sync()
         return self._observation(obs)
 
+    def antennae(self) -> np.ndarray:
+        """``(2, 3)`` world positions of the left and right antenna now (mm), from flygym's
+        olfaction sensors (so only with an ``odor`` source)."""
+        if self.odor is None:
+            raise UsageError("flygym 1.2.1 reports its antennae only with an odor source")
+        sim = self.sim
+        ant = np.asarray(sim.physics.bind(sim.fly._antennae_sensors).sensordata)
+        return ant.reshape(4, 3)[2:4].copy()  # sensors: [maxillary L, R, antenna L, R]
+
     @property
     def frames(self) -> list[np.ndarray]:
         """The rendered frames so far (empty without a camera)."""

@@ -1,14 +1,16 @@
 """Is a larger flygym physics step good enough? Compare it with 1e-4 s on calibration drives.
 
-For each constant drive ``[L, R]`` the fly walks ``duration`` s with the reference step and with
-the candidate step (same seed), and `wirelab.fly.bodies.calibration.measure_run` measures the
-forward speed ``v`` and yaw rate ``omega`` after ``settle`` s. The candidate passes when, for
-every drive,
+For each constant drive ``[L, R]`` the NeuroMechFly body (``body``: default ``flygym``, flygym 2;
+``flygym1``, flygym 1.2.1) walks ``duration`` s with the reference step and with the candidate
+step (same seed), and `wirelab.fly.bodies.calibration.measure_run` measures the forward speed
+``v`` and yaw rate ``omega`` after ``settle`` s. The candidate passes when, for every drive,
 
     |v - v_ref| <= tol * |v_ref|     and     |omega - omega_ref| <= tol * max(|omega_ref|, w_min)
 
 ``w_min``, the largest reference yaw rate of the grid, is the scale for the straight drives,
 whose own reference yaw rate is about zero. Runs go to a process pool of at most two workers.
+`run` is decorated with `wirelab.fly.envs.in_fly_env`: typed in the main environment with a body
+of the fly environment, the whole validation runs there.
 """
 
 from __future__ import annotations
@@ -22,17 +24,18 @@ from pathlib import Path
 from typing import Any
 
 from wirelab.errors import UsageError
-from wirelab.fly.bodies.calibration import measure_run
+from wirelab.fly.bodies.calibration import DEFAULT_BODY, check_body, measure_run
+from wirelab.fly.envs import in_fly_env
 from wirelab.results import experiment
 
 VALIDATION_GRID: tuple[tuple[float, float], ...] = ((1.0, 1.0), (1.2, 0.4), (0.4, 1.2))
 REFERENCE = 1e-4
 
 
-def _measure(args: tuple[float, float, float, float, int, float]) -> dict[str, float]:
+def _measure(args: tuple[float, float, float, float, int, float, str]) -> dict[str, float]:
     t0 = time.perf_counter()
-    left, right, duration, settle, seed, timestep = args
-    r = measure_run(left, right, duration, settle, seed=seed, timestep=timestep)
+    left, right, duration, settle, seed, timestep, body = args
+    r = measure_run(left, right, duration, settle, seed=seed, timestep=timestep, body=body)
     r["timestep"] = timestep
     r["wall_s"] = time.perf_counter() - t0
     return r
@@ -46,9 +49,12 @@ def validate_timestep(
     tol: float = 0.05,
     seed: int = 0,
     workers: int = 2,
+    body: str = DEFAULT_BODY,
 ) -> dict[str, Any]:
     """Per drive the reference and candidate ``v``/``omega``, their relative errors and ``ok``."""
-    jobs = [(l_, r_, duration, settle, seed, ts) for l_, r_ in grid for ts in (REFERENCE, timestep)]
+    check_body(body)
+    steps = (REFERENCE, timestep)
+    jobs = [(l_, r_, duration, settle, seed, ts, body) for l_, r_ in grid for ts in steps]
     if workers > 1:
         with ProcessPoolExecutor(min(workers, 2), mp_context=get_context("spawn")) as pool:
             res = list(pool.map(_measure, jobs))
@@ -76,6 +82,7 @@ def validate_timestep(
             }
         )
     return {
+        "body": body,
         "timestep": timestep,
         "reference": REFERENCE,
         "tol": tol,
@@ -86,7 +93,8 @@ def validate_timestep(
 
 @dataclass(frozen=True)
 class TimestepConfig:
-    """``wirelab fly timestep``: the candidate step, how long each drive walks, the tolerance."""
+    """``wirelab fly timestep``: the candidate step, how long each drive walks, the tolerance,
+    the worker processes and the NeuroMechFly body (a name of `wirelab.fly.bodies.BODIES`)."""
 
     timestep: float = 2e-4
     duration: float = 0.8
@@ -94,6 +102,7 @@ class TimestepConfig:
     tol: float = 0.05
     seed: int = 0
     workers: int = 2
+    body: str = DEFAULT_BODY
 
     def validate(self) -> None:
         if not 1e-5 <= self.timestep <= 1e-3:
@@ -102,8 +111,12 @@ class TimestepConfig:
             raise UsageError("settle must be >= 0 and shorter than duration")
         if not 0.0 < self.tol <= 1.0:
             raise UsageError(f"tol must be in (0, 1], got {self.tol:g}")
+        if not 1 <= self.workers <= 2:
+            raise UsageError(f"workers must be 1 or 2, got {self.workers}")
+        check_body(self.body)
 
 
+@in_fly_env
 def run(cfg: TimestepConfig, out: Path, *, overwrite: bool = False) -> dict[str, Any]:
     """The validation as a result directory (``metrics.json``: the rows and ``ok``)."""
     cfg.validate()
@@ -117,5 +130,6 @@ def run(cfg: TimestepConfig, out: Path, *, overwrite: bool = False) -> dict[str,
             tol=cfg.tol,
             seed=cfg.seed,
             workers=cfg.workers,
+            body=cfg.body,
         )
         return rd.finish(r)

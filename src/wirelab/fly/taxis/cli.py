@@ -11,7 +11,7 @@ from pathlib import Path
 
 import click
 
-from wirelab.cli_options import FINITE_FLOAT, out_option
+from wirelab.cli_options import FINITE_FLOAT, finite_float, out_option
 from wirelab.fly.bodies import BODIES
 from wirelab.fly.options import (
     NORMALIZE,
@@ -39,6 +39,13 @@ from wirelab.fly.options import (
 )
 @click.option(
     "--time-limit", type=POSITIVE_SECONDS, default=10.0, show_default=True, help="Seconds."
+)
+@click.option(
+    "--arena-radius",
+    type=finite_float(0.0, min_open=True),
+    default=50.0,
+    show_default=True,
+    help="mm from the source; a fly beyond it has left the arena: the trial ends, failed.",
 )
 @nulls_option(3, "Degree-preserving null reservoirs trained and tested the same way.")
 @click.option(
@@ -85,6 +92,7 @@ def taxis_cmd(
     train_trials: int,
     body: str,
     time_limit: float,
+    arena_radius: float,
     n_nulls: int,
     mirror: bool,
     normalize: str,
@@ -112,6 +120,7 @@ def taxis_cmd(
             trials=trials,
             train_trials=train_trials,
             time_limit=time_limit,
+            arena_radius=arena_radius,
             encoding=encoding,
             input_gain=input_gain,
             seed=seed,
@@ -138,5 +147,5 @@ def taxis_cmd(
             f"{r['condition']:14s} success={r['success_rate']:.2f} "
             f"[{r['success_ci'][0]:.2f}, {r['success_ci'][1]:.2f}] "
             f"efficiency={'-' if eff is None else f'{eff:.2f}'} "
-            f"time={'-' if tts is None else f'{tts:.1f}s'}"
+            f"time={'-' if tts is None else f'{tts:.1f}s'} left-arena={r['arena_exits']}"
         )

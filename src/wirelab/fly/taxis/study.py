@@ -4,9 +4,9 @@ Training always runs on the kinematic body (`wirelab.fly.taxis.task.train_readou
 trained on the kinematic body is deployed on either body. Testing runs on the chosen body
 (`ConditionTester`): a body with ``supports_batch`` (kinematic) tests all ``trials`` flies as one
 batch; any other body (flygym) runs one fly per process from the same random starts
-(`wirelab.fly.taxis.trials`, at most two processes, a trial stops at the source),
-``baseline_trials`` of them for the constant and random baselines (which rarely reach the source
-and so cost the whole time limit). Conditions, in order (`run_study`): teacher, constant,
+(`wirelab.fly.taxis.trials`, at most two processes, a trial stops at the source or when the fly
+leaves the arena), ``baseline_trials`` of them for the constant and random baselines (which
+rarely reach the source). Conditions, in order (`run_study`): teacher, constant,
 random (`BASELINES`), then per reservoir model (`reservoir_models`: the connectome, the mirrored
 connectome, the degree-preserving nulls) its trained readout, and right after the connectome
 ``input-only`` (antenna inputs straight to the drive, `train_and_test`). `run` writes the result

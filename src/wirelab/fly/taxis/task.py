@@ -1,14 +1,21 @@
 """Closed-loop odor taxis: antennae -> olfactory sensory neurons -> connectome -> trained readout.
 
-Arena: one odor source (`OdorSource`, intensity ``P / r^2`` as flygym's ``OdorArena``). Each trial
-starts at a random distance in ``start_distance`` mm and a random bearing, facing a random
-direction; it succeeds when the fly comes within ``radius`` mm of the source before ``time_limit``.
+Arena: one odor source (`OdorSource`, intensity ``P / r^2`` as flygym's ``OdorArena``) at the
+origin, in a circular arena of ``arena_radius`` mm around it. Each trial starts at a random
+distance in ``start_distance`` mm and a random bearing, facing a random direction; it succeeds
+when the fly comes within ``radius`` mm of the source before ``time_limit``, and fails when it
+leaves the arena (``|p| > arena_radius``) first or the time runs out (`evaluate`). A one-fly
+trial ends at either event (`ended`); in a kinematic batch every fly walks the whole time, and a
+fly counts until its first event only (it is scored, and its final distance taken, at its exit).
 
 Sensing (every controller update): the left/right antenna intensities ``I = [I_L, I_R]`` become
 the input of the left/right olfactory sensory neurons. ``encoding="log"`` (default, a
 Weber-Fechner-like compression) uses ``u = gain * log1p(I / I0)``; ``encoding="adapted"`` divides
 by the bilateral mean (sensory adaptation removes the common level): ``u = gain * I / mean(I)``.
 The defaults (log, gain 0.3) were chosen on development seeds (123), not on the reported runs.
+The arena (default 50 mm: twice the farthest start) ends the trials of flies walking away: a fly
+walking straight from 25 mm leaves it in about 2 s; the teacher's flies that leave it seldom
+come back within the time limit.
 
 Teacher (turn toward the side with more odor, as flygym's ``simple_odor_taxis`` example: the drive
 of the side that smells more is lowered)::
@@ -25,11 +32,13 @@ null-model reservoirs; baselines walk with a constant ``[1, 1]`` or a random sig
 ``input-only`` readout maps the encoded antenna inputs ``u`` ``(B, 2)`` straight to the drive
 (``u @ W + b``, ridge-fitted on the same training runs, no reservoir).
 Metrics per condition: ``success_rate``, ``path_efficiency`` (straight distance to the success
-circle / path walked, successful trials), ``time_to_source_s`` (successful trials).
+circle / path walked, successful trials), ``time_to_source_s`` (successful trials), and per fly
+``left_arena`` and ``exit_time_s`` (None for a fly that did not leave).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -56,6 +65,7 @@ class TaxisConfig:
     time_limit: float = 10.0
     radius: float = 2.0
     start_distance: tuple[float, float] = (15.0, 25.0)
+    arena_radius: float = 50.0
     source_height: float = 1.0
     encoding: str = "log"
     input_gain: float = 0.3
@@ -78,6 +88,10 @@ class TaxisConfig:
         lo, hi = self.start_distance
         if not 0 < self.radius < lo <= hi:
             raise UsageError("start distances must exceed the success radius")
+        if not (math.isfinite(self.arena_radius) and self.arena_radius > hi):
+            raise UsageError(
+                f"the arena radius must be finite and exceed the start distances (> {hi:g} mm)"
+            )
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -196,26 +210,53 @@ def train_readout(
     }
 
 
+def ended(cfg: TaxisConfig) -> Callable[[Observation], bool]:
+    """``stop`` of a one-fly trial (`run_loop`): True once the fly is within ``radius`` of the
+    source or farther than ``arena_radius`` from it."""
+    src = np.asarray(source(cfg).xy)
+
+    def stop(obs: Observation) -> bool:
+        d = float(np.linalg.norm(np.asarray(obs.position) - src))
+        return d <= cfg.radius or d > cfg.arena_radius
+
+    return stop
+
+
+def _first(mask: np.ndarray) -> np.ndarray:
+    """Per column of an ``(S, B)`` mask the first True row, or ``S`` where there is none."""
+    return np.where(mask.any(axis=0), mask.argmax(axis=0), len(mask))
+
+
 def evaluate(trace: Trace, cfg: TaxisConfig, dt_u: float) -> dict[str, Any]:
-    """Success, path efficiency and time to source for each fly of a batch trace."""
+    """Success, path efficiency, time to source and arena exits for each fly of a batch trace.
+
+    Rows ``0..S`` are the ``S`` updates' positions then the final one (row ``i`` at time
+    ``i * dt_u``). A fly succeeds when it first comes within ``radius`` before it first gets
+    farther than ``arena_radius`` (it left the arena: a failure, its final distance is taken
+    at the exit).
+    """
     pos = np.concatenate([trace.position, np.asarray(trace.extra["final_position"])[None]])
     dist = np.linalg.norm(pos, axis=-1)  # (S+1, B), source at the origin
-    reached = dist <= cfg.radius
-    success = reached.any(axis=0)
-    first = np.where(success, reached.argmax(axis=0), len(pos) - 1)
+    arrive, leave = _first(dist <= cfg.radius), _first(dist > cfg.arena_radius)
+    success, left = arrive < leave, leave < arrive
+    first = np.where(success, arrive, len(pos) - 1)
     steps = np.linalg.norm(np.diff(pos, axis=0), axis=-1)  # (S, B)
     path = np.array([steps[: first[i], i].sum() for i in range(pos.shape[1])])
     straight = dist[0] - cfg.radius
     eff = np.divide(straight, path, out=np.zeros_like(path), where=path > 0)
     times = first * dt_u
+    final = np.where(left, dist[np.minimum(leave, len(pos) - 1), np.arange(pos.shape[1])], dist[-1])
     return {
         "trials": int(pos.shape[1]),
         "successes": int(success.sum()),
         "success_rate": float(success.mean()),
         "path_efficiency": float(eff[success].mean()) if success.any() else None,
         "time_to_source_s": float(times[success].mean()) if success.any() else None,
-        "final_distance_mm": float(dist[-1].mean()),
+        "final_distance_mm": float(final.mean()),
         "success": success.tolist(),
+        "arena_exits": int(left.sum()),
+        "left_arena": left.tolist(),
+        "exit_time_s": [float(e * dt_u) if x else None for e, x in zip(leave, left, strict=True)],
     }
 
 

@@ -1,11 +1,13 @@
-"""Taxis test trials one fly per process (flygym): the trial stops when the fly reaches the source.
+"""Taxis test trials one fly per process (flygym): a trial stops at the source or the arena's edge.
 
 `trial` is a top-level function of plain, picklable arguments (`TrialSpec`): a process pool of at
 most two workers runs the trials of a condition; each worker loads the connectome once (cached,
 `wirelab.fly.controller.cached_connectome`) and builds the model's weights (the connectome,
 ``mirror`` or ``null-i``) by name (`wirelab.fly.controller.model_weights`). A trial ends at
-``time_limit`` or as soon as the fly is within ``radius`` of the source (checked after every
-controller update), so successful trials cost only the time they need. With a ``store`` folder
+``time_limit`` or as soon as the fly is within ``radius`` of the source or farther than
+``arena_radius`` from it (`wirelab.fly.taxis.task.ended`, checked after every controller
+update; leaving is a failure, recorded as ``left_arena`` with its ``exit_time_s``), so a trial
+costs only the time it needs. With a ``store`` folder
 every finished trial is saved as it ends and trials saved there with the same fingerprint are
 read back instead of run (`wirelab.fly.store`): a killed study resumes.
 
@@ -33,7 +35,7 @@ from wirelab.fly.controller import ControllerConfig, cached_connectome, model_we
 from wirelab.fly.loop import Trace
 from wirelab.fly.mapping import LinearMapping
 from wirelab.fly.store import fingerprint, load_item, save_item
-from wirelab.fly.taxis.task import TaxisConfig, deploy, source, starts
+from wirelab.fly.taxis.task import TaxisConfig, deploy, ended, source, starts
 
 MAX_WORKERS = 2
 TRIALS = "trials"  # the study's folder of finished one-fly trials
@@ -111,13 +113,9 @@ def trial(spec: TrialSpec) -> tuple[Trace, dict[str, Any]]:
     )
     con = cached_connectome(spec.connectome) if spec.policy != "input-only" else None
     weights = None if spec.model == "connectome" else model_weights(spec.connectome, spec.model)
-    src = np.asarray(source(cfg).xy)
-
-    def reached(obs: Any) -> bool:
-        return bool(np.linalg.norm(np.asarray(obs.position) - src) <= cfg.radius)
-
+    stop = ended(cfg)
     tr, res = deploy(
-        cfg, spec.policy, con, spec.ctrl_cfg, spec.mapping, weights=weights, body=body, stop=reached
+        cfg, spec.policy, con, spec.ctrl_cfg, spec.mapping, weights=weights, body=body, stop=stop
     )
     res["wall_s"] = time.perf_counter() - t0
     res["simulated_s"] = float(tr.time[-1]) if len(tr.time) else 0.0
@@ -180,6 +178,7 @@ def merge(traces: list[Trace], results: list[dict[str, Any]], n: int) -> tuple[T
         extra={"final_position": np.concatenate([t.extra["final_position"] for t in traces])},
     )
     succ = [bool(r["success"][0]) for r in results]
+    left = [bool(r["left_arena"][0]) for r in results]
     eff = [r["path_efficiency"] for r in results if r["path_efficiency"] is not None]
     tts = [r["time_to_source_s"] for r in results if r["time_to_source_s"] is not None]
     walls = [r["wall_s"] for r in results]
@@ -191,6 +190,9 @@ def merge(traces: list[Trace], results: list[dict[str, Any]], n: int) -> tuple[T
         "time_to_source_s": float(np.mean(tts)) if tts else None,
         "final_distance_mm": float(np.mean([r["final_distance_mm"] for r in results])),
         "success": succ,
+        "arena_exits": int(sum(left)),
+        "left_arena": left,
+        "exit_time_s": [r["exit_time_s"][0] for r in results],
         "trial_wall_s_mean": float(np.mean(walls)),
         "simulated_s_mean": float(np.mean([r["simulated_s"] for r in results])),
     }
