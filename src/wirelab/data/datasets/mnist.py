@@ -3,6 +3,9 @@
 IDX layout (LeCun et al.): a 4-byte big-endian magic ``0x0000TTDD`` (TT = 0x08 for unsigned bytes,
 DD = number of dimensions), DD big-endian uint32 sizes, then the data in C order.
 Images: magic 0x00000803, shape (N, 28, 28); labels: magic 0x00000801, shape (N,).
+
+`MNIST` is the ``mnist`` entry of `wirelab.data.datasets.DATASETS` (its files and `mnist_info`);
+`load_mnist` returns a split as arrays.
 """
 
 from __future__ import annotations
