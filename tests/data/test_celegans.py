@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import json
 from pathlib import Path
@@ -10,9 +11,7 @@ import numpy as np
 import pytest
 
 from tests.clirun import one_line_error, wirelab
-from wirelab.data import celegans
-from wirelab.data.connectome import Connectome
-from wirelab.data.connectomes import CONNECTOMES, load_connectome
+from wirelab.data.connectomes import CONNECTOMES, Connectome, celegans, load_connectome
 from wirelab.errors import CorruptDataError, UsageError
 
 HAVE_CECT = importlib.util.find_spec("cect") is not None
@@ -175,14 +174,10 @@ def test_a_changed_source_file_fails_loudly(
 ) -> None:
     monkeypatch.setenv("WIRELAB_CACHE", str(tmp_path))
     ds = celegans.BY_KEY["celegans-witvliet2021-1"]
-    monkeypatch.setitem(celegans.BY_KEY, ds.key, celegans.WormDataset(
-        ds.key, ds.reader, "0" * 64, ds.description, ds.citation, ds.cells
-    ))  # fmt: skip
+    monkeypatch.setitem(celegans.BY_KEY, ds.key, dataclasses.replace(ds, sha256="0" * 64))
     with pytest.raises(CorruptDataError, match=r"differs from the one in cect 0\.3\.5"):
         load_connectome(ds.key)
-    monkeypatch.setitem(celegans.BY_KEY, ds.key, celegans.WormDataset(
-        ds.key, ds.reader, ds.sha256, ds.description, ds.citation, (1, 2, 3, 4, 5)
-    ))  # fmt: skip
+    monkeypatch.setitem(celegans.BY_KEY, ds.key, dataclasses.replace(ds, cells=(1, 2, 3, 4, 5)))
     with pytest.raises(CorruptDataError, match="expected \\(cells, edges, weights\\)"):
         load_connectome(ds.key)
 

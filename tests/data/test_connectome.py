@@ -7,8 +7,9 @@ import numpy as np
 import pytest
 
 from wirelab.data import fetch
-from wirelab.data.connectome import EDGE_TYPES, check_connectome
-from wirelab.data.registry import LARVA
+from wirelab.data.connectomes import check_connectome
+from wirelab.data.connectomes.larva import EDGE_TYPES
+from wirelab.data.datasets.larva import LARVA
 from wirelab.errors import CorruptDataError, UsageError
 
 

@@ -14,7 +14,7 @@ from typing import Literal
 import pytest
 
 from wirelab.data import download as dl
-from wirelab.data.registry import RemoteFile
+from wirelab.data.datasets import RemoteFile
 from wirelab.errors import ChecksumError, DownloadError, MissingDataError
 
 PAYLOAD = bytes(range(256)) * 4096  # 1 MiB

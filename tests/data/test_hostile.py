@@ -142,28 +142,29 @@ def test_directory_at_destination_through_fetch(cache: Path) -> None:
 def test_derived_npz_with_wrong_arrays_is_rebuilt(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from wirelab.data import connectome
+    from wirelab.data.connectomes import larva
 
     monkeypatch.setenv("WIRELAB_CACHE", str(tmp_path / "cache"))
     derived = tmp_path / "cache" / "derived"
     derived.mkdir(parents=True)
-    name = f"larva-{connectome.LARVA.files[0].sha256[:16]}-v{connectome._DERIVED_VERSION}.npz"
+    name = f"larva-{larva.LARVA.files[0].sha256[:16]}-v{larva._DERIVED_VERSION}.npz"
     wrong_keys = {"something_else": np.zeros(3)}
-    right_keys = {k: np.arange(3) for k in connectome.derived_keys()}  # ints, data not float
-    out_of_range = {k: np.full(3, 10**6 if k.endswith(("row", "col")) else 1.0)
-                    for k in connectome.derived_keys()}  # fmt: skip
+    right_keys = {k: np.arange(3) for k in larva.derived_keys()}  # ints, data not float
+    out_of_range = {
+        k: np.full(3, 10**6 if k.endswith(("row", "col")) else 1.0) for k in larva.derived_keys()
+    }
     for arrays in (wrong_keys, right_keys, out_of_range):
         np.savez(derived / name, **arrays)
-        con = connectome.load_larva(allow_download=False)
+        con = larva.load_larva(allow_download=False)
         assert con.n > 0
         with np.load(derived / name) as npz:
-            assert set(npz.files) == connectome.derived_keys()
-            assert connectome._consistent({k: npz[k] for k in npz.files})
+            assert set(npz.files) == larva.derived_keys()
+            assert larva._consistent({k: npz[k] for k in npz.files})
 
 
 def test_cli_unreadable_data_file_is_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    from wirelab.data.datasets.mnist import MNIST
     from wirelab.data.dirs import data_dir
-    from wirelab.data.registry import MNIST
 
     ddir = data_dir()
     if ddir is None or not (ddir / MNIST.files[0].path).is_file():
@@ -180,10 +181,10 @@ def test_cli_unreadable_data_file_is_one_line(monkeypatch: pytest.MonkeyPatch) -
 def test_unwritable_derived_cache_still_loads(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from wirelab.data import connectome
+    from wirelab.data.connectomes import larva
 
     cache_file = tmp_path / "cache-file"
     cache_file.write_text("x")
     monkeypatch.setenv("WIRELAB_CACHE", str(cache_file))
-    assert connectome.load_larva(allow_download=False).n > 0
+    assert larva.load_larva(allow_download=False).n > 0
     assert cache_file.read_text() == "x"

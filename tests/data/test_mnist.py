@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from tests.conftest import requires_mnist
-from wirelab.data.mnist import load_mnist, parse_idx, read_idx
+from wirelab.data.datasets.mnist import load_mnist, parse_idx, read_idx
 from wirelab.errors import CorruptDataError, UsageError
 
 

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from tests.clirun import one_line_error, wirelab
 from wirelab.data.connectomes import CONNECTOME, connectome_edge_types, load_connectome
-from wirelab.data.user import load_user_connectome
+from wirelab.data.connectomes.user import load_user_connectome
 from wirelab.errors import UsageError
 
 EDGES = """pre,post,weight,edge_type

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import requires_larva
-from wirelab.data.connectome import Connectome
+from wirelab.data.connectomes import Connectome
 from wirelab.errors import UsageError
 from wirelab.fly.controller import ConnectomeController, ControllerConfig, reference_update
 from wirelab.fly.mapping import FixedMapping, LinearMapping, fit_ridge_cv

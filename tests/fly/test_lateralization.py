@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from tests.conftest import requires_larva
-from wirelab.data.connectome import Connectome
+from wirelab.data.connectomes import Connectome
 from wirelab.fly.controller import ConnectomeController, ControllerConfig
 from wirelab.fly.stimulation import lateralization as lat
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from tests.conftest import requires_larva
-from wirelab.data.connectome import Connectome
+from wirelab.data.connectomes import Connectome
 from wirelab.errors import UsageError
 from wirelab.fly.bodies.kinematic import KinematicBody
 from wirelab.fly.controller import ControllerConfig

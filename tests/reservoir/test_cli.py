@@ -14,8 +14,8 @@ import scipy.sparse as sp
 
 from tests.clirun import one_line_error, wirelab
 from tests.conftest import requires_larva
-from wirelab.data.connectome import EDGE_TYPES, Connectome
-from wirelab.data.connectomes import CONNECTOMES
+from wirelab.data.connectomes import CONNECTOMES, Connectome
+from wirelab.data.connectomes.larva import EDGE_TYPES
 from wirelab.reservoir.esn import load_esn
 from wirelab.reservoir.experiment import ExperimentConfig, resolve
 

@@ -14,8 +14,7 @@ import scipy.sparse as sp
 
 from tests.clirun import one_line_error, wirelab
 from tests.reservoir.test_cli import toy_connectome
-from wirelab.data.connectome import Connectome
-from wirelab.data.connectomes import CONNECTOMES
+from wirelab.data.connectomes import CONNECTOMES, Connectome
 from wirelab.reservoir.engine import Block
 from wirelab.reservoir.nulls import NULLS, NullModel, on_matrix
 from wirelab.reservoir.tasks import (

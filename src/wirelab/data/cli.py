@@ -1,8 +1,10 @@
-"""``wirelab data``: fetch, verify, info, list."""
+"""``wirelab data``: fetch, verify, info, list; every command loops over the registries
+(`DATASETS` for files, `CONNECTOMES` for connectomes)."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 import click
@@ -10,35 +12,52 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from wirelab.data.connectomes import CONNECTOMES, check_connectome_source, load_connectome
+from wirelab.data.connectomes import (
+    CONNECTOMES,
+    check_connectome_source,
+    is_connectome_file,
+    load_connectome,
+)
+from wirelab.data.datasets import DATASETS, Dataset
 from wirelab.data.dirs import cache_dir, data_dir
 from wirelab.data.download import fetch, verify
-from wirelab.data.mnist import mnist_info
-from wirelab.data.registry import DATASETS, get_dataset
-from wirelab.data.user import is_connectome_file
 from wirelab.errors import UsageError
 
-_NAMES = [*sorted(DATASETS), "all"]
+
+class _DatasetName(click.Choice):
+    """A registered dataset or ``all``; the names are read at parse time (`DATASETS`), so a
+    dataset registered after the CLI was built is accepted too."""
+
+    def __init__(self) -> None:
+        super().__init__(())
+
+    @property  # type: ignore[override]
+    def choices(self) -> Sequence[str]:
+        return (*sorted(DATASETS.names()), "all")
+
+    @choices.setter
+    def choices(self, value: Sequence[str]) -> None:
+        """Ignored: the choices are the registry's."""
 
 
 class _Described(click.ParamType):
-    """``mnist``, a registered connectome (read at parse time, `CONNECTOMES`) or a connectome
-    file."""
+    """A registered connectome (read at parse time, `CONNECTOMES`), a connectome file, or a
+    registered dataset (`DATASETS`)."""
 
     name = "dataset"
 
     def names(self) -> list[str]:
-        return ["mnist", *CONNECTOMES.names()]
+        return list(dict.fromkeys([*DATASETS.names(), *CONNECTOMES.names()]))
 
     def get_metavar(self, param: click.Parameter, ctx: click.Context | None = None) -> str:
         return "[" + "|".join(self.names()) + "|PATH]"
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
-        if value == "mnist":
-            return value
         try:
             return check_connectome_source(str(value))
         except UsageError as exc:
+            if value in DATASETS:
+                return value
             if is_connectome_file(str(value)):
                 self.fail(str(exc))
             self.fail(
@@ -48,7 +67,28 @@ class _Described(click.ParamType):
 
 
 def _selected(name: str | None) -> list[str]:
-    return sorted(DATASETS) if name in (None, "all") else [get_dataset(name).name]
+    return sorted(DATASETS.names()) if name in (None, "all") else [name]
+
+
+def _files_info(name: str, ds: Dataset) -> dict[str, object]:
+    """A dataset without its own ``info``: its files, each fetched and verified."""
+    return {
+        "name": name,
+        "description": ds.description,
+        "citation": ds.citation,
+        "files": {f.path: str(fetch(f)) for f in ds.files},
+        "bytes": sum(f.size for f in ds.files),
+    }
+
+
+def _info(name: str) -> dict[str, object]:
+    """What ``wirelab data info NAME`` prints: a connectome's summary (a name that is both a
+    connectome and a dataset, such as ``larva``, is the connectome read from its files), else
+    the dataset's ``info``."""
+    if name in CONNECTOMES or name not in DATASETS:
+        return load_connectome(name).summary()
+    ds = DATASETS.get(name)
+    return ds.info() if ds.info is not None else _files_info(name, ds)
 
 
 @click.group(name="data")
@@ -63,8 +103,9 @@ def group() -> None:
 def list_cmd() -> None:
     """List known datasets and where their files are looked for."""
     table = Table("dataset", "files", "description")
-    for d in DATASETS.values():
-        table.add_row(d.name, "\n".join(f.path for f in d.files), d.description)
+    for name in DATASETS:
+        d = DATASETS.get(name)
+        table.add_row(name, "\n".join(f.path for f in d.files), d.description)
     console = Console()
     console.print(table)
     conn = Table("connectome", "description", title="connectomes (wirelab data info NAME)")
@@ -75,22 +116,22 @@ def list_cmd() -> None:
 
 
 @group.command("fetch")
-@click.argument("name", type=click.Choice(_NAMES))
+@click.argument("name", type=_DatasetName())
 def fetch_cmd(name: str) -> None:
     """Download NAME into the cache (or find it in $WIRELAB_DATA_DIR) and verify it."""
     for ds in _selected(name):
-        for f in DATASETS[ds].files:
+        for f in DATASETS.get(ds).files:
             path = fetch(f)
             click.echo(f"ok  {f.path}  {path}")
 
 
 @group.command("verify")
-@click.argument("name", type=click.Choice(_NAMES), required=False)
+@click.argument("name", type=_DatasetName(), required=False)
 def verify_cmd(name: str | None) -> None:
     """Check SHA-256 of every local copy; corrupt cached copies are deleted. Exit 1 on failure."""
     failed = 0
     for ds in _selected(name):
-        for f in DATASETS[ds].files:
+        for f in DATASETS.get(ds).files:
             for st in verify(f):
                 if st.ok:
                     click.echo(f"ok      {f.path}  {st.location}")
@@ -107,13 +148,11 @@ def verify_cmd(name: str | None) -> None:
 def info_cmd(name: str, as_json: bool) -> None:
     """Describe dataset NAME from its real files (counts, shapes, populations).
 
-    NAME is mnist, a registered connectome (`wirelab data list`) or a connectome file; for a
-    connectome: neurons, edges and synapses in all and per edge type, and the populations.
+    NAME is a registered connectome (`wirelab data list`), a connectome file or a registered
+    dataset; for a connectome: neurons, edges and synapses in all and per edge type, and the
+    populations; for a dataset: its counts (mnist), or its verified files.
     """
-    if name == "mnist":
-        info: dict[str, object] = mnist_info()
-    else:
-        info = load_connectome(name).summary()
+    info = _info(name)
     if as_json:
         click.echo(json.dumps(info))
         return

@@ -1,8 +1,8 @@
 """Derived files: a `Connectome` saved as one ``.npz`` in the cache, and read back.
 
-A converted connectome (for example a *C. elegans* dataset parsed from the ``cect`` package, about
-a second per dataset with its imports) is stored once under ``cache_dir()/derived`` and read back in
-milliseconds. The format holds only plain arrays (``allow_pickle=False``):
+A converted connectome (for example a *C. elegans* dataset parsed from the ``cect`` package, which
+needs that package and pandas imported) is stored once under ``cache_dir()/derived`` and read back
+without them. The format holds only plain arrays (``allow_pickle=False``):
 
 - ``ids`` ``(N,)`` int64, ``names``/``celltype``/``side``/``annotations`` ``(N,)`` unicode
   (annotations ``;``-joined), ``partner``/``cluster`` ``(N,)`` int64;
@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
-from wirelab.data.connectome import Connectome
+from wirelab.data.connectomes.base import Connectome
 from wirelab.data.dirs import cache_dir
 from wirelab.data.npzfile import read_npz, write_npz
 

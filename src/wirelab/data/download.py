@@ -27,8 +27,8 @@ from http.client import HTTPException, IncompleteRead
 from pathlib import Path
 from typing import BinaryIO
 
+from wirelab.data.datasets.base import RemoteFile
 from wirelab.data.dirs import cache_dir, data_dir
-from wirelab.data.registry import RemoteFile
 from wirelab.errors import (
     ChecksumError,
     CorruptDataError,

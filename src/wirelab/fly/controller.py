@@ -23,8 +23,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from wirelab.data.connectome import Connectome
-from wirelab.data.connectomes import load_connectome
+from wirelab.data.connectomes import Connectome, load_connectome
 from wirelab.errors import UsageError
 from wirelab.fly.populations import Populations
 from wirelab.reservoir import Reservoir, Units, reservoir_weights

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from wirelab.data.connectome import Connectome
+from wirelab.data.connectomes import Connectome
 from wirelab.errors import UsageError
 
 READOUTS = ("DN-VNC", "DN-VNC+DN-SEZ")

@@ -16,8 +16,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from wirelab.data.connectome import Connectome
-from wirelab.data.connectomes import check_connectome_source, load_connectome
+from wirelab.data.connectomes import Connectome, check_connectome_source, load_connectome
 from wirelab.errors import UsageError
 from wirelab.reservoir.nulls import NULLS
 from wirelab.reservoir.populations import parse_population

@@ -27,8 +27,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from wirelab.data.connectome import check_edge_types
-from wirelab.data.connectomes import connectome_edge_types, load_connectome
+from wirelab.data.connectomes import check_edge_types, connectome_edge_types, load_connectome
 from wirelab.errors import UsageError
 from wirelab.reservoir.dynamics import Reservoir
 from wirelab.reservoir.populations import parse_population

@@ -44,7 +44,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from wirelab.data.connectome import Connectome
+from wirelab.data.connectomes import Connectome
 from wirelab.errors import UsageError
 from wirelab.registry import Registry
 from wirelab.reservoir.esn import random_esn_matrix

@@ -42,7 +42,7 @@ import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
-from wirelab.data.connectome import Connectome
+from wirelab.data.connectomes import Connectome
 from wirelab.errors import UsageError
 
 Normalization = Literal["auto", "spectral", "row", "column", "none"]

@@ -26,8 +26,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from wirelab.data.connectome import Connectome
-from wirelab.data.connectomes import load_connectome
+from wirelab.data.connectomes import Connectome, load_connectome
 from wirelab.errors import UsageError
 from wirelab.fly.populations import input_neurons, modalities
 from wirelab.fly.stimulation.stimulate import lateralization_index

@@ -25,8 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from wirelab.data.connectome import Connectome
-from wirelab.data.connectomes import load_connectome
+from wirelab.data.connectomes import Connectome, load_connectome
 from wirelab.errors import UsageError
 from wirelab.fly.bodies import body_class, renderers
 from wirelab.fly.controller import ConnectomeController, ControllerConfig

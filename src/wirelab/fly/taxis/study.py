@@ -24,8 +24,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from wirelab.data.connectome import Connectome
-from wirelab.data.connectomes import load_connectome
+from wirelab.data.connectomes import Connectome, load_connectome
 from wirelab.errors import UsageError
 from wirelab.fly.bodies import body_class, renderers
 from wirelab.fly.bodies.base import Body

@@ -46,7 +46,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from wirelab.data.connectome import Connectome
+from wirelab.data.connectomes import Connectome
 from wirelab.errors import UsageError
 from wirelab.fly.bodies.base import Body, Observation
 from wirelab.fly.bodies.kinematic import KinematicBody

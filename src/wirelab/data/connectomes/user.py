@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from wirelab.data.connectome import SIDES, Connectome
+from wirelab.data.connectomes.base import SIDES, Connectome
 from wirelab.errors import UsageError
 
 SUFFIXES = (".csv", ".parquet", ".npz")

@@ -1,17 +1,19 @@
 """The connectomes wirelab knows: name -> loader returning a `Connectome`, and a user's own files.
 
 `CONNECTOMES` is the one list (the CLIs' ``--connectome`` choices, ``wirelab data info``, the
-validation and the docs read it). Adding a connectome is one new module with a loader (any
-callable returning a `Connectome` with ``celltype``/``side``/``partner`` annotations) plus one
-registry line here::
+validation and the docs read it). One module per connectome source: `larva` (Winding et al.
+2023), `celegans` (Cook et al. 2019 and Witvliet et al. 2021 through ``cect``, one entry per
+row of its `celegans.WORM_DATASETS`) and `user` (a user's edge list or matrix); `base` holds the
+`Connectome` type. Adding a connectome is one new module with a loader (any callable returning a
+`Connectome` with ``celltype``/``side``/``partner`` annotations) plus one registry line here::
 
-    CONNECTOMES.add("adult", "wirelab.data.adult:load_adult", "adult fly (FlyWire)")
+    CONNECTOMES.add("adult", "wirelab.data.connectomes.adult:load_adult", "adult fly (FlyWire)")
 
 Entries given as ``"module:attribute"`` are imported on first use.
 
 Besides the registered names, `load_connectome` and the click type `CONNECTOME` accept the path of
-a user's file (an edge list ``.csv``/``.parquet`` or a scipy sparse ``.npz``, see
-`wirelab.data.user`), so every ``--connectome`` option takes either.
+a user's file (an edge list ``.csv``/``.parquet`` or a scipy sparse ``.npz``, see `user`), so every
+``--connectome`` option takes either.
 """
 
 from __future__ import annotations
@@ -22,17 +24,30 @@ from typing import Any
 
 import click
 
-from wirelab.data.celegans import DATASETS as WORMS
-from wirelab.data.celegans import WormLoader
-from wirelab.data.connectome import Connectome
-from wirelab.data.user import SUFFIXES, is_connectome_file, load_user_connectome
+from wirelab.data.connectomes.base import SIDES, Connectome, check_connectome, check_edge_types
+from wirelab.data.connectomes.celegans import WORM_DATASETS, WormLoader
+from wirelab.data.connectomes.user import SUFFIXES, is_connectome_file, load_user_connectome
 from wirelab.errors import UsageError
 from wirelab.registry import Registry
+
+__all__ = [
+    "CONNECTOME",
+    "CONNECTOMES",
+    "SIDES",
+    "Connectome",
+    "check_connectome",
+    "check_connectome_source",
+    "check_edge_types",
+    "connectome_edge_types",
+    "is_connectome_file",
+    "load_connectome",
+    "load_user_connectome",
+]
 
 CONNECTOMES = Registry[Callable[..., Connectome]]("connectome")
 CONNECTOMES.add(
     "larva",
-    "wirelab.data.connectome:load_larva",
+    "wirelab.data.connectomes.larva:load_larva",
     "larval Drosophila whole brain (Winding et al. 2023): 2,952 neurons",
 )
 CONNECTOMES.add(
@@ -41,7 +56,7 @@ CONNECTOMES.add(
     "a standard random echo state network: 1,000 units, 1% density, signed Gaussian weights "
     "(Jaeger & Haas 2004's size), every unit celltype 'unit'",
 )
-for _worm in WORMS:  # needs the celegans extra (cect); converted once, then read from the cache
+for _worm in WORM_DATASETS:  # needs the celegans extra (cect); converted once, then cached
     CONNECTOMES.add(_worm.key, WormLoader(_worm.key), _worm.description)
 
 _FILES = f"or the path of an edge list or matrix ({', '.join(SUFFIXES)})"

@@ -4,10 +4,13 @@ hermaphrodites from L1 to adult), read from the OpenWorm C. elegans Connectome T
 ``cect`` (MIT) bundles the published spreadsheets and, beside them, its own parse of each one as
 JSON (``cect/cache/<Reader>.json``: the cell names and dense ``[pre, post]`` matrices of chemical
 synapses ``Generic_CS`` and gap junctions ``Generic_GJ``). Reading the spreadsheets through
-``cect``'s readers gives exactly the same matrices (checked once for every dataset; the Cook
-spreadsheet takes about 30 s to parse, the JSON 0.1 s), so wirelab reads the JSON, checks its
-SHA-256 and the published counts of the full matrices, keeps the neurons, and caches the result as a
+``cect``'s readers gives exactly the same matrices (checked once for every dataset; parsing the
+spreadsheets is far slower than reading the JSON), so wirelab reads the JSON, checks its SHA-256
+and the published counts of the full matrices, keeps the neurons, and caches the result as a
 derived ``.npz`` (`wirelab.data.derived`): ``cect`` is imported once per dataset and machine.
+
+`WORM_DATASETS` holds one `WormDataset` row per dataset; `wirelab.data.connectomes` registers
+each as a connectome (a `WormLoader`), so a new dataset of ``cect`` is one row here.
 
 What a loaded dataset holds (``docs/connectomes.md`` has the counts):
 
@@ -38,7 +41,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from wirelab.data.connectome import Connectome, check_connectome
+from wirelab.data.connectomes.base import Connectome, check_connectome
 from wirelab.data.derived import derived_path, from_arrays, read_derived, to_arrays, write_derived
 from wirelab.errors import CorruptDataError, UsageError
 
@@ -73,7 +76,7 @@ class WormDataset:
 
 
 _W = "Witvliet et al. 2021 dataset"
-DATASETS: tuple[WormDataset, ...] = (
+WORM_DATASETS: tuple[WormDataset, ...] = (
     WormDataset(
         "celegans-cook2019-herm",
         "Cook2019HermReader",
@@ -151,7 +154,7 @@ DATASETS: tuple[WormDataset, ...] = (
         )
     ),
 )
-BY_KEY = {d.key: d for d in DATASETS}
+BY_KEY = {d.key: d for d in WORM_DATASETS}
 
 
 def cect_dir() -> Path:

@@ -1,8 +1,11 @@
-"""MNIST from the four standard IDX files (gzip or raw).
+"""The MNIST dataset: its four standard IDX files (gzip or raw) and how to read them.
 
 IDX layout (LeCun et al.): a 4-byte big-endian magic ``0x0000TTDD`` (TT = 0x08 for unsigned bytes,
 DD = number of dimensions), DD big-endian uint32 sizes, then the data in C order.
 Images: magic 0x00000803, shape (N, 28, 28); labels: magic 0x00000801, shape (N,).
+
+`MNIST` is the ``mnist`` entry of `wirelab.data.datasets.DATASETS` (its files and `mnist_info`);
+`load_mnist` returns a split as arrays.
 """
 
 from __future__ import annotations
@@ -15,8 +18,8 @@ from typing import Literal
 
 import numpy as np
 
+from wirelab.data.datasets.base import Dataset, RemoteFile
 from wirelab.data.download import fetch
-from wirelab.data.registry import MNIST, RemoteFile
 from wirelab.errors import CorruptDataError, UsageError
 
 Split = Literal["train", "test"]
@@ -67,10 +70,6 @@ def read_idx(path: str | Path) -> np.ndarray:
     return parse_idx(_read_bytes(path), str(path))
 
 
-def _remote(name: str) -> RemoteFile:
-    return next(f for f in MNIST.files if f.name == name)
-
-
 def load_mnist(
     split: Split = "train", *, allow_download: bool = True
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -78,8 +77,8 @@ def load_mnist(
     if split not in _FILES:
         raise UsageError(f"unknown MNIST split {split!r}; use 'train' or 'test'")
     img_name, lab_name = _FILES[split]
-    images = read_idx(fetch(_remote(img_name), allow_download=allow_download))
-    labels = read_idx(fetch(_remote(lab_name), allow_download=allow_download))
+    images = read_idx(fetch(MNIST.file(img_name), allow_download=allow_download))
+    labels = read_idx(fetch(MNIST.file(lab_name), allow_download=allow_download))
     if images.ndim != 3 or images.shape[1:] != (28, 28):
         raise CorruptDataError(
             f"MNIST {split} images have shape {images.shape}, expected (N, 28, 28)"
@@ -110,3 +109,48 @@ def mnist_info() -> dict[str, object]:
         "dtype": str(train_x.dtype),
         "train_class_counts": np.bincount(train_y, minlength=10).tolist(),
     }
+
+
+_MNIST_MIRRORS = (
+    "https://ossci-datasets.s3.amazonaws.com/mnist/",
+    "https://yann.lecun.com/exdb/mnist/",
+)
+
+
+def _mnist(name: str, sha256: str, size: int) -> RemoteFile:
+    return RemoteFile(
+        path=f"mnist/{name}",
+        urls=tuple(m + name for m in _MNIST_MIRRORS),
+        sha256=sha256,
+        size=size,
+        content="gunzip",
+    )
+
+
+MNIST = Dataset(
+    description="MNIST handwritten digits: 60,000 training and 10,000 test images, 28x28, uint8.",
+    citation="LeCun, Cortes, Burges. The MNIST database of handwritten digits (1998).",
+    files=(
+        _mnist(
+            "train-images-idx3-ubyte.gz",
+            "ba891046e6505d7aadcbbe25680a0738ad16aec93bde7f9b65e87a2fc25776db",
+            47040016,
+        ),
+        _mnist(
+            "train-labels-idx1-ubyte.gz",
+            "65a50cbbf4e906d70832878ad85ccda5333a97f0f4c3dd2ef09a8a9eef7101c5",
+            60008,
+        ),
+        _mnist(
+            "t10k-images-idx3-ubyte.gz",
+            "0fa7898d509279e482958e8ce81c8e77db3f2f8254e26661ceb7762c4d494ce7",
+            7840016,
+        ),
+        _mnist(
+            "t10k-labels-idx1-ubyte.gz",
+            "ff7bcfd416de33731a308c3f266cc351222c34898ecbeaf847f06e48f7ec33f2",
+            10008,
+        ),
+    ),
+    info=mnist_info,
+)
