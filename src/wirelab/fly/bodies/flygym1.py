@@ -43,7 +43,8 @@ def flygym_available() -> str | None:
         from flygym.examples.locomotion import HybridTurningController  # noqa: F401
     except Exception as exc:  # ImportError, or a MuJoCo/GL error at import
         return (
-            f"flygym is not usable here ({type(exc).__name__}: {exc}); pip install 'wirelab[fly]'"
+            f"flygym 1.2.1 is not usable here ({type(exc).__name__}: {exc}); it needs Python 3.11"
+            " and pip install 'wirelab[fly-legacy]'"
         )
     return None
 
