@@ -8,13 +8,16 @@ Measured side by side in one process:
 - kinematic body: wall seconds per simulated second (single fly, dt = 1 ms), against flygym's
   wall seconds per simulated second (timestep 1e-4 s): ``kinematic_speedup`` (target >= 1000).
 
-Prints ONE JSON line. Usage: ``python benchmarks/fly_controller.py [--steps 600]``.
+Prints ONE JSON line. Usage: ``python benchmarks/fly_controller.py [--steps 600] [--body NAME]``:
+in the fly environment (.venv-fly) it measures the flygym 2 body, in the main one flygym 1.2.1.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import sys
 import time
 
 import numpy as np
@@ -24,19 +27,28 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--steps", type=int, default=600, help="timed flygym physics steps")
     parser.add_argument("--update-steps", type=int, default=20)
+    parser.add_argument(
+        "--body",
+        default=None,
+        help="flygym body (default: flygym in the fly environment, else flygym1)",
+    )
     args = parser.parse_args()
 
     from wirelab.data import load_larva
-    from wirelab.fly.bodies.flygym1 import FlygymBody
+    from wirelab.fly.bodies import body_class
     from wirelab.fly.bodies.kinematic import KinematicBody
     from wirelab.fly.controller import ConnectomeController, ControllerConfig
+    from wirelab.fly.envs import flygym2_here
     from wirelab.fly.mapping import FixedMapping
 
+    body_name = args.body or ("flygym" if flygym2_here() else "flygym1")
+
+    load_before = os.getloadavg()[0]
     con = load_larva()
     cfg = ControllerConfig(modality="olfactory", normalize="row", update_steps=args.update_steps)
     ctrl = ConnectomeController(con, cfg, batch=1)
     mapping = FixedMapping()
-    body = FlygymBody(seed=0)
+    body = body_class(body_name)(seed=0)
     k = ctrl.steps_per_update(body.dt)
     u = np.array([[1.0, 0.0]])
     signal = np.array([1.0, 1.0])
@@ -69,6 +81,10 @@ def main() -> None:
         json.dumps(
             {
                 "benchmark": "fly_controller",
+                "body": body_name,
+                "python": sys.version.split()[0],
+                "load_before": round(load_before, 2),
+                "load_after": round(os.getloadavg()[0], 2),
                 "flygym_steps": args.steps,
                 "update_every_k_steps": k,
                 "flygym_step_ms": round(flygym_step * 1e3, 4),
