@@ -1,11 +1,15 @@
 """The page in a real browser: headless Chromium (Debian's ``chromium``) over DevTools.
 
 Checks that the page logs no console error, that every section is there, that every image and
-video loaded, and saves a screenshot; and that the checker does catch a broken page.
+video loaded, and saves a screenshot; that the checker does catch a broken page; and that the
+tour's page answers every question (yes or no, never "not resolved"), the fly's video playing in
+its card.
 """
 
 from __future__ import annotations
 
+import os
+import re
 from pathlib import Path
 
 import pytest
@@ -125,3 +129,72 @@ def test_report_cli_screenshot(tmp_path: Path) -> None:
     assert r.returncode == 0, r.stderr
     assert f"screenshot -> {shot}" in r.stdout
     assert shot.read_bytes()[:4] == b"\x89PNG"
+
+
+ANSWER_CARD = re.compile(r'<div class="answer (\w+)">')
+
+
+def answered_cards(page: Path) -> list[str]:
+    """The outcome of every answer card on ``page`` (``yes``, ``no``, ``unresolved``, ``info``)."""
+    html = page.read_text(encoding="utf-8")
+    assert "not resolved</span>" not in html.lower()
+    return ANSWER_CARD.findall(html)
+
+
+def test_a_tour_shaped_page_resolves_every_card(tmp_path: Path) -> None:
+    """The tour's run types, one of them too small to decide (a 3-seed flygym turn study whose CI
+    includes 0): every card says yes or no, the small one with the command that resolves it."""
+    from tests.report.stories import _run, logic_metrics, mp4, pooling_metrics, reservoir_metrics
+    from tests.report.test_tour import PNR, null_turns
+    from wirelab.results import write_json
+
+    root = tmp_path / "runs"
+    cfg = {"connectome": "larva", "null_models": ["degree"]}
+    _run(root / "reservoir", "wirelab reservoir run", cfg, ("score_vs_alpha",)).finish(
+        reservoir_metrics(p=0.05, n=19)
+    )
+    rd = _run(root / "fly" / "turns", "wirelab fly turns", {}, ("turns", "headings"))
+    has_video = mp4(rd.path / "video.mp4")
+    rd.finish(null_turns(-30.0, [], half=40.0))
+    _run(root / "fly" / "turns-nulls", "wirelab fly turns", {}, ("turns",)).finish(
+        null_turns(-42.2, [-32.7, 8.5] + [1.0] * 17)
+    )
+    rd = _run(root / "logic", "wirelab logic train", {}, ("training",))
+    write_json(rd.path / "synth.json", PNR)
+    rd.finish(logic_metrics(acc=0.9991, gates=500))
+    pool = {"seeds": [0], "test_bags": 500}
+    _run(root / "attention", "wirelab attention pooling", pool, ("weight_maps",)).finish(
+        pooling_metrics()
+    )
+    page = write_report([root], tmp_path / "report.html")
+    assert answered_cards(page) == ["yes"] * 5
+    html = page.read_text(encoding="utf-8")
+    assert "resolved by `wirelab fly turns --body flygym1 --seeds 8" in html.replace("&#x27;", "'")
+    check = check_page(page, screenshot=tmp_path / "tour.png", width=1280, height=1000)
+    assert check.ok, check.problems()
+    if has_video:
+        (video,) = check.videos
+        assert video["story"] == "answer-fly-turns" and video["duration"] > 0
+
+
+@pytest.mark.slow
+def test_the_tour_page_answers_every_question(tmp_path: Path) -> None:
+    """``wirelab tour --quick`` (or the finished tour in ``$WIRELAB_TOUR_OUT``, e.g. the default
+    tour's, whose page is then saved as ``report.png`` beside it for the README): every answer
+    card says yes or no, none "not resolved"; the fly's video plays in the flygym turn card."""
+    given = os.environ.get("WIRELAB_TOUR_OUT")
+    out = Path(given) if given else tmp_path / "tour"
+    if not given:
+        r = wirelab("tour", "--quick", "--out", out)
+        assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    page = out / "report.html"
+    cards = answered_cards(page)
+    assert len(cards) >= 4 and set(cards) <= {"yes", "no"}, cards
+    shot = out / "report.png" if given else tmp_path / "report.png"
+    check = check_page(page, screenshot=shot, width=1280, height=900)
+    assert check.ok, check.problems()
+    if (out / "fly" / "turns" / "video.mp4").is_file():
+        assert len(cards) == 5
+        (video,) = check.videos
+        assert video["story"] == "answer-fly-turns" and video["readyState"] >= 1
+        assert video["duration"] > 0 and video["videoWidth"] >= 240

@@ -1,4 +1,5 @@
-"""Tour step: small real runs of the pooling study, date translation and complexity table.
+"""Tour step: small real runs of the pooling study, date translation and complexity table, each
+with its progress bar.
 
 Each calls the experiment's own ``run(config, out, overwrite=True)`` (a tour is meant to be rerun).
 """
@@ -21,7 +22,7 @@ def run(out: Path, quick: bool = False) -> dict[str, Any]:
         steps=150 if quick else 400,
         test_bags=500,
         train_images=10000 if quick else 60000,
-        progress=False,
+        progress=True,
     )
     try:
         pm = pooling.run(pooling_cfg, out / "pooling", overwrite=True)
@@ -33,7 +34,7 @@ def run(out: Path, quick: bool = False) -> dict[str, Any]:
         steps=200 if quick else 1000,
         test_size=500,
         eval_every=100 if quick else 250,
-        progress=False,
+        progress=True,
     )
     tm = translate.run(translate_cfg, out / "translate", overwrite=True)
     summary["translate_exact_match"] = round(tm["exact_match"], 3)
@@ -45,7 +46,7 @@ def run(out: Path, quick: bool = False) -> dict[str, Any]:
         d_fixed=128,
         path_ns=(16, 32),
         repeats=2 if quick else 3,
-        progress=False,
+        progress=True,
     )
     cm = complexity.run(complexity_cfg, out / "complexity", overwrite=True)
     summary["attn_cheaper_than_rnn_up_to_n"] = _crossover_summary(cm)

@@ -1,9 +1,13 @@
-"""Tour step: a small MNIST 0-vs-1 logic gate network, then (when the circuit tools are present)
-its C library, Verilog, equivalence checks and an iCE40 UltraPlus synthesis.
+"""Tour step: the MNIST 0-vs-1 logic circuit, trained, compiled, verified, placed and routed.
 
-Quick mode trains a 400-gate net on 6,000 images for 3 epochs and checks the C library and 64
-Icarus-simulated images; the default mode trains the 972-gate recipe model for 6 epochs and adds
-the formal proof (yosys) and ``synth_ice40``.
+Trains the 0-vs-1 recipe (``recipes/logic/mnist01.toml``, `RECIPE`: 500 gates in two layers of
+250 on the centre 20 x 20 pixels, 3,000 Adam steps), then, where the tools are installed, writes
+its C library and Verilog (`compile_run`), checks them against the discrete model (the C library
+on every test image, Icarus on `SIM_VECTORS` images, the formal proof with yosys:
+`verify_run`) and synthesises it for the iCE40 UltraPlus UP5K with place and route (yosys
+``synth_ice40``, nextpnr-ice40 at 12 MHz, icepack: `synth_run`), which answers whether it fits
+(placed logic cells of 5,280) and at what Fmax. A missing tool skips what needs it, saying which.
+``quick`` only simulates fewer images in Icarus.
 """
 
 from __future__ import annotations
@@ -13,59 +17,85 @@ from pathlib import Path
 from typing import Any
 
 from wirelab.errors import MissingDataError, SkipStep
+from wirelab.progress import progress_bar
+
+RECIPE: dict[str, Any] = {  # recipes/logic/mnist01.toml (a test checks they agree)
+    "dataset": "mnist",
+    "classes": "0,1",
+    "steps": 3000,
+    "eval_every": 150,
+    "batch_size": 100,
+    "lr": 0.01,
+    "lr_schedule": "cosine",
+    "weight_decay": 0.0,
+    "forward": "soft",
+    "patience": 0,
+    "val_fraction": 0.1,
+    "seed": 0,
+    "threads": 1,
+    "model": {
+        "binarize": "fixed",
+        "threshold": 0.5,
+        "crop": 20,
+        "inputs": "real",
+        "dense": [250, 250],
+        "connections": "unique",
+        "init": "gaussian",
+        "tau": 5.0,
+    },
+}
+SIM_VECTORS = {True: 200, False: 1000}  # test images simulated with Icarus (quick, full)
+CIRCUIT_TOOLS = ("iverilog", "yosys")  # compile and verify; synthesis adds `PNR_TOOLS`
+PNR_TOOLS = ("nextpnr-ice40", "icepack")
+
+
+def _missing(tools: tuple[str, ...]) -> list[str]:
+    have_cc = shutil.which("cc") or shutil.which("gcc")
+    return [t for t in tools if not shutil.which(t)] + ([] if have_cc else ["a C compiler"])
 
 
 def run(out: Path, quick: bool = False) -> dict[str, Any]:
-    from wirelab.logic.circuit.rundir import compile_run, synth_run, verify_run
-    from wirelab.logic.circuit.targets import DEFAULT_TARGET
-    from wirelab.logic.train import TrainConfig
+    from wirelab.logic.config import from_dict
     from wirelab.logic.train import run as train
 
-    cfg = TrainConfig(
-        dataset="mnist",
-        classes="0,1",
-        epochs=3 if quick else 6,
-        batch_size=64,
-        lr=0.01,
-        patience=10,
-        seed=0,
-        threads=1,
-        max_train=6000 if quick else None,
-        model={
-            "binarize": "fixed",
-            "threshold": 0.5,
-            "dense": [200, 200] if quick else [486, 486],
-            "init": "gaussian",
-            "tau": 5.0,
-            "connections": "unique",
-        },
-    )
     run_dir = out / "mnist01"
     try:
-        m = train(cfg, run_dir, overwrite=True, quiet=True)
+        m = train(from_dict(RECIPE, "the tour's recipe"), run_dir, overwrite=True)
     except MissingDataError as exc:
         raise SkipStep(f"MNIST not available ({exc}); run 'wirelab data fetch mnist'") from None
     summary: dict[str, Any] = {
         "gates": m["gates"],
-        "acc_soft": round(m["accuracy_soft"], 4),
         "acc_discrete": round(m["accuracy_discrete"], 4),
         "train_s": round(m["train_seconds"], 1),
     }
-    if not (shutil.which("cc") or shutil.which("gcc")) or not shutil.which("iverilog"):
-        summary["circuit"] = "skipped: install a C compiler and iverilog (apt-get install iverilog)"
+    missing = _missing(CIRCUIT_TOOLS)
+    if missing:
+        summary["circuit"] = f"skipped: install {', '.join(missing)} (see the README)"
         return summary
-    c = compile_run(run_dir, "all")
-    summary["gates_simplified"] = c["gates_simplified"]
-    summary["depth"] = c["logic_depth"]
-    v = verify_run(
-        run_dir,
-        sim_vectors=64 if quick else 1000,
-        formal_max_gates=0 if quick else 20000,
-        formal_timeout=300,
-    )
-    summary["verified"] = v["verified"]
-    if not quick and shutil.which("yosys"):
-        s = synth_run(run_dir, DEFAULT_TARGET)
-        summary["ice40_lut4"] = s["luts"]
-        summary["fits_up5k"] = s.get("fits")
+    summary.update(_circuit(run_dir, quick))
     return summary
+
+
+def _circuit(run_dir: Path, quick: bool) -> dict[str, Any]:
+    """Compile, verify and (with nextpnr and icepack) place and route ``run_dir``'s circuit."""
+    from wirelab.logic.circuit.rundir import compile_run, synth_run, verify_run
+    from wirelab.logic.circuit.targets import DEFAULT_TARGET
+
+    pnr = not _missing(PNR_TOOLS)
+    out: dict[str, Any] = {}
+    with progress_bar("circuit: compile, verify, synthesise", total=3) as bar:
+        c = compile_run(run_dir, "all")
+        out["gates_simplified"], out["depth"] = c["gates_simplified"], c["logic_depth"]
+        bar.advance()
+        v = verify_run(run_dir, sim_vectors=SIM_VECTORS[quick], formal_timeout=120)
+        out["verified"] = v["verified"]
+        bar.advance()
+        s = synth_run(run_dir, DEFAULT_TARGET, pnr=pnr)
+        bar.advance()
+    out["lut4"], out["fits"] = s["luts"], s.get("fits")
+    if pnr:
+        out["placed_cells"] = s["pnr"]["logic_cells"]["used"]
+        out["fmax_mhz"] = round(s["pnr"]["fmax_mhz"], 1)
+    else:
+        out["pnr"] = f"skipped: install {', '.join(_missing(PNR_TOOLS))}"
+    return out

@@ -16,10 +16,17 @@ from typing import Any
 from wirelab.anchors import Anchor, anchors_for
 from wirelab.logic.circuit.backends import verification_figures
 from wirelab.report.headlines.base import Comparison, Headline, HeadlineEntry
+from wirelab.report.headlines.resolution import Resolution
 from wirelab.report.headlines.values import dig, number, pct, read_side_json, wilson
 from wirelab.report.runs import Run
 
 FPGA = "ice40-up5k"
+SYNTH_STUDY = Resolution(
+    "wirelab logic synth RUN --pnr --clock 12",
+    "the 972-gate 0-vs-1 circuit (99.86%) fits: 1,836 of 5,280 cells, Fmax 17.8 MHz (12 MHz met)",
+    "yes",
+    "README, On a chip; docs/logic-circuits.md",
+)
 PNR_KEYS = ("fmax_mhz", "clock_mhz", "timing_met", "images_per_s")  # from place and route
 
 
@@ -135,16 +142,30 @@ def _against_anchor(task: str | None, lo: float, hi: float, gates: int) -> tuple
     )
 
 
-def _fits(fpga: dict[str, Any], outcome: str) -> tuple[str, str]:
-    """(verdict part, outcome) of the 0-vs-1 circuit on the UP5K: fits, does not, or not
-    synthesised (which leaves a yes unresolved)."""
-    cap = int(fpga["device_luts"] or anchors_for(FPGA)[0].value)
+def fits_words(fpga: dict[str, Any]) -> tuple[str, str] | None:
+    """(``fits`` or ``does not fit``, the figures): ``937 of 5,280 cells, Fmax 18.3 MHz (12 MHz
+    met)`` where it was placed and routed, ``663 of 5,280 LUT4`` where only synthesised; None
+    when not synthesised."""
     if fpga["fits"] is None or fpga["luts"] is None:
-        part = f"not synthesised for the UP5K (wirelab logic synth RUN --target {FPGA})"
-        return part, "unresolved" if outcome == "yes" else outcome
+        return None
+    cap = int(fpga["device_luts"] or anchors_for(FPGA)[0].value)
     verb = "fits" if fpga["fits"] else "does not fit"
-    part = f"{verb} the UP5K: {int(fpga['luts']):,} of {cap:,} LUT4"
-    return part, outcome if fpga["fits"] else "no"
+    cells, fmax = number(fpga["logic_cells"]), number(fpga["fmax_mhz"])
+    if cells is None or fmax is None:
+        return verb, f"{int(fpga['luts']):,} of {cap:,} LUT4"
+    met = {True: "met", False: "not met"}.get(fpga["timing_met"])
+    clock = f" ({number(fpga['clock_mhz']) or 0:g} MHz {met})" if met else ""
+    return verb, f"{int(cells):,} of {cap:,} cells, Fmax {fmax:.1f} MHz{clock}"
+
+
+def _fits(fpga: dict[str, Any], outcome: str) -> tuple[str, str]:
+    """(verdict part, outcome) of the 0-vs-1 circuit on the UP5K: fits (placed cells and Fmax
+    where it was placed and routed), does not, or not synthesised (then `SYNTH_STUDY`
+    answers)."""
+    words = fits_words(fpga)
+    if words is None:
+        return f"not synthesised for the UP5K (wirelab logic synth RUN --target {FPGA})", outcome
+    return f"{words[0]} the UP5K: {words[1]}", outcome if fpga["fits"] else "no"
 
 
 def logic(run: Run) -> Headline | None:
@@ -167,13 +188,15 @@ def logic(run: Run) -> Headline | None:
         question = "How accurate is a 0-vs-1 logic circuit, and does it fit on an iCE40 UP5K?"
         part, outcome = _fits(fpga, outcome)
         parts.append(part)
+        words = fits_words(fpga)
+        answer += f"; {words[0]}: {words[1]}" if words else ""
     elif task == "mnist10":
         question = "How accurate is a 10-class MNIST logic gate network for its number of gates?"
     else:
         question = f"How accurate is the logic gate network on {dig(m, 'dataset')}?"
         missing = []
     verdict = "; ".join(parts) + "." if parts else f"{pct(acc)} on the test set."
-    return Headline(
+    h = Headline(
         question,
         answer,
         uncertainty,
@@ -185,6 +208,9 @@ def logic(run: Run) -> Headline | None:
         table_caption="the circuit",
         missing=missing,
     )
+    if task == "mnist01" and fits_words(fpga) is None and outcome == "yes":
+        return SYNTH_STUDY.settle(h, h.verdict)
+    return h
 
 
 LOGIC = HeadlineEntry("wirelab logic train", logic)
