@@ -20,7 +20,7 @@ def test_fraction_callback_and_hidden_bar(capsys: pytest.CaptureFixture[str]) ->
         assert bar.completed == 2.0
     with progress_bar("quiet", total=1, show=False) as bar:
         bar.update(1)
-    assert capsys.readouterr().err.splitlines() == ["cb: 50% (0 s)"]
+    assert capsys.readouterr().err.splitlines() == ["cb: 50% (2/4), 0 s, about 0 s left"]
 
 
 def test_log_mode_heartbeat_says_done_elapsed_and_time_left(

@@ -74,9 +74,8 @@ class ProgressBar:
             tenth = int(10 * min(self.completed / self.total, 1.0))
             if tenth > max(self._tenth, 0):  # no "0%" line: a run that fails at once prints none
                 self._tenth = tenth
-                elapsed = time.perf_counter() - self._t0
                 self._last_line = time.perf_counter()
-                print(f"{self.description}: {tenth * 10}% ({elapsed:.0f} s)", file=sys.stderr)
+                print(self.status(), file=sys.stderr, flush=True)
 
     def advance(self, n: float = 1.0) -> None:
         self.update(self.completed + n)
