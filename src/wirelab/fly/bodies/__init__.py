@@ -2,7 +2,7 @@
 
 Adding a body is one new module in this package with a class following
 `wirelab.fly.bodies.base.Body` (``reset``, ``act(signal) -> Observation``, ``close`` and the
-class attributes ``name``, ``renders_video``, ``supports_batch``, ``tour_duration``) plus one
+class attributes ``name``, ``renders_video``, ``supports_batch``) plus one
 ``BODIES.add`` line here (or ``BODIES.add(...)`` from anywhere, e.g. a test). Entries are lazy
 ``"module:attr"`` strings, so MuJoCo and flygym are imported only when a flygym body is chosen.
 A body registered with ``environment="fly"`` runs in the fly environment (Python 3.12, flygym 2):

@@ -7,7 +7,8 @@ A body is a simulated fly driven by a two-dimensional descending signal. Its pro
     close() -> None                         release the simulator (and write a video, if any)
 
 Class attributes say what a body can do, so that experiments ask the body instead of testing
-its name (`Body`): ``renders_video``, ``supports_batch``, ``tour_duration``.
+its name (`Body`): ``renders_video``, ``supports_batch``; NeuroMechFly bodies also report
+their antennae (``antennae() -> (2, 3)`` world positions, left and right).
 
 The descending signal is flygym's ``HybridTurningController`` action: ``[left, right]`` drive
 (CPG amplitude of the legs on that side; a negative drive reverses that side's stepping), shape
@@ -54,14 +55,13 @@ class Body(Protocol):
     Class attributes describe what a body can do, so that experiments ask the body instead of
     testing its name: ``renders_video`` (accepts ``video=PATH`` and ``viewer=True``),
     ``supports_batch`` (accepts ``batch=B``, ``dt``, ``heading_noise`` and runs ``B`` flies as
-    one), ``tour_duration`` (simulated seconds of the tour step, ``(quick, full)``).
+    one).
     """
 
     name: str
     dt: float  # simulated seconds per ``act``
     renders_video: ClassVar[bool]
     supports_batch: ClassVar[bool]
-    tour_duration: ClassVar[tuple[float, float]]
 
     def reset(self) -> Observation: ...
 

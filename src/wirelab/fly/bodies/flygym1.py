@@ -82,7 +82,6 @@ class FlygymBody:
     name = "flygym1"
     renders_video: ClassVar[bool] = True
     supports_batch: ClassVar[bool] = False
-    tour_duration: ClassVar[tuple[float, float]] = (0.06, 0.3)
 
     def __init__(
         self,

@@ -218,7 +218,6 @@ class Flygym2Body:
     name = "flygym"
     renders_video: ClassVar[bool] = True
     supports_batch: ClassVar[bool] = False
-    tour_duration: ClassVar[tuple[float, float]] = (0.06, 0.3)
 
     def __init__(
         self,

@@ -43,7 +43,6 @@ class KinematicBody:
     name = "kinematic"
     renders_video: ClassVar[bool] = False
     supports_batch: ClassVar[bool] = True
-    tour_duration: ClassVar[tuple[float, float]] = (0.5, 2.0)
 
     def __init__(
         self,
