@@ -31,6 +31,7 @@ from hypothesis import strategies as st
 from wirelab import results
 from wirelab.cli import cli, main
 from wirelab.cli_options import OutDir
+from wirelab.fly import envs
 
 
 class Accepted(BaseException):
@@ -114,6 +115,8 @@ def _invoke(argv: list[str], monkeypatch: pytest.MonkeyPatch) -> tuple[str, int,
         raise Accepted
 
     monkeypatch.setattr(results.ResultDir, "create", refuse)
+    # a fly run handed to the fly environment has passed validation here: stop it there too
+    monkeypatch.setattr(envs, "run_in_fly_env", refuse)
     out, err = io.StringIO(), io.StringIO()
     try:
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):

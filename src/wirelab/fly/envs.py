@@ -84,12 +84,16 @@ def fly_python() -> Path | None:
 
 def in_fly_env(run: F) -> F:
     """Decorate an experiment's ``run(config, out, **kwargs)``: hand it to the fly environment
-    when ``config.body`` lives there and this interpreter cannot import it."""
+    when ``config.body`` lives there and this interpreter cannot import it (after
+    ``config.validate()``, where the config has one, so bad settings fail here)."""
 
     @functools.wraps(run)
     def wrapper(config: Any, out: Path, **kwargs: Any) -> dict[str, Any]:
         if not needs_fly_env(getattr(config, "body", None)):
             return run(config, out, **kwargs)
+        validate = getattr(config, "validate", None)
+        if callable(validate):
+            validate()  # bad settings fail here, before a process is started
         return run_in_fly_env(f"{run.__module__}:{run.__qualname__}", config, out, **kwargs)
 
     return wrapper  # type: ignore[return-value]
