@@ -111,8 +111,13 @@ class ProcessGroups:
         self.tether = tether
 
     def add(self, pgid: int) -> None:
+        """Track a started group; one started after `kill_all` (a retry racing the stop) is
+        killed at once, so nothing outlives the stop."""
         with self._lock:
             self._groups.add(pgid)
+            late = self.stopping.is_set()
+        if late:
+            _signal_group(pgid, signal.SIGKILL)
 
     def discard(self, pgid: int) -> None:
         with self._lock:
@@ -120,8 +125,8 @@ class ProcessGroups:
 
     def kill_all(self, grace: float = 3.0) -> None:
         """No new attempt starts after this; every running group is terminated, then killed."""
-        self.stopping.set()
-        with self._lock:
+        with self._lock:  # under the lock: a group added after this snapshot sees `stopping`
+            self.stopping.set()
             groups = sorted(self._groups)
         for g in groups:
             _signal_group(g, signal.SIGTERM)
