@@ -10,8 +10,9 @@ test never trains, simulates or downloads anything. For a generated value the co
 and leave no directory that looks like a finished run. NaN, inf, and text where a number belongs
 must never be accepted.
 
-The named hostile invocations of issue #33 (sizes beyond memory, NaN and inf in grids and
-timeouts, a grid command that is not a wirelab command, ``--out ''``) must all be refused: one
+The named hostile invocations of issue #33 (sizes and dense widths beyond memory, NaN and inf in
+grids and timeouts, a grid command that is not a wirelab command, ``--out ''`` and ``report ''``,
+a damaged ``discrete.json`` or checkpoint, an unwritable ``--video``) must all be refused: one
 line, exit 1 or 2, no traceback, and nothing left that looks like a run.
 """
 
@@ -232,6 +233,8 @@ HOSTILE_SIZES = [
     ["attention", "complexity", "--r", "1000000000000"],
     ["attention", "complexity", "--k", "100000000001"],
     ["attention", "complexity", "--path-ns", "16,1000000"],
+    ["logic", "train", "--dense", "99999999999,99999999999"],
+    ["logic", "train", "--dense", "9999999999", "--gate-param", "light", "--batch-size", "1"],
 ]
 
 GRIDS = {
@@ -314,22 +317,7 @@ def test_empty_out_is_refused(name: str, tmp_path: Path, monkeypatch: pytest.Mon
     assert "'' is empty" in line, line
 
 
-# ---- issue #33, second part: report and tour paths, damaged run files, widths and video paths
-HOSTILE_SIZES_LOGIC = [
-    ["logic", "train", "--dense", "99999999999,99999999999"],
-    ["logic", "train", "--dense", "9999999999", "--gate-param", "light", "--batch-size", "1"],
-]
-
-
-@pytest.mark.parametrize("args", HOSTILE_SIZES_LOGIC, ids=" ".join)
-def test_hostile_dense_widths_are_refused_naming_the_memory_limit(
-    args: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    line = _refused([*args, "--out", str(tmp_path / "out")], tmp_path, monkeypatch)
-    assert "of memory, over the limit of" in line and "available" in line, line
-    assert not (tmp_path / "out").exists()
-
-
+# ---- issue #33, second part: report and tour paths, damaged run files and video paths
 @pytest.mark.parametrize(
     "argv",
     [["report", ""], ["report", "", "--out", "page.html"], ["tour", "--out", ""]],
