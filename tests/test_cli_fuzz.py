@@ -10,8 +10,9 @@ test never trains, simulates or downloads anything. For a generated value the co
 and leave no directory that looks like a finished run. NaN, inf, and text where a number belongs
 must never be accepted.
 
-The named hostile invocations of issue #33 (sizes beyond memory, NaN and inf in grids and
-timeouts, a grid command that is not a wirelab command, ``--out ''``) must all be refused: one
+The named hostile invocations of issue #33 (sizes and dense widths beyond memory, NaN and inf in
+grids and timeouts, a grid command that is not a wirelab command, ``--out ''`` and ``report ''``,
+a damaged ``discrete.json`` or checkpoint, an unwritable ``--video``) must all be refused: one
 line, exit 1 or 2, no traceback, and nothing left that looks like a run.
 """
 
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import re
 import stat
 from pathlib import Path
 from typing import Any
@@ -234,6 +236,8 @@ HOSTILE_SIZES = [
     ["attention", "complexity", "--r", "1000000000000"],
     ["attention", "complexity", "--k", "100000000001"],
     ["attention", "complexity", "--path-ns", "16,1000000"],
+    ["logic", "train", "--dense", "99999999999,99999999999"],
+    ["logic", "train", "--dense", "9999999999", "--gate-param", "light", "--batch-size", "1"],
 ]
 
 GRIDS = {
@@ -314,3 +318,80 @@ def test_empty_out_is_refused(name: str, tmp_path: Path, monkeypatch: pytest.Mon
         (tmp_path / "grid.toml").write_text(GOOD_GRID)
     line = _refused([*name.split(), *_swap(base, p, "")], tmp_path, monkeypatch)
     assert "'' is empty" in line, line
+
+
+# ---- issue #33, second part: report and tour paths, damaged run files and video paths
+@pytest.mark.parametrize(
+    "argv",
+    [["report", ""], ["report", "", "--out", "page.html"], ["tour", "--out", ""]],
+    ids=" ".join,
+)
+def test_empty_report_and_tour_paths_are_usage_errors(
+    argv: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    line = _refused(argv, tmp_path, monkeypatch)
+    assert "'' is empty" in line, line
+    assert list(tmp_path.iterdir()) == []  # no page, no tour folder
+
+
+DAMAGED_DISCRETE = {
+    "empty": b"",
+    "truncated": b'{"format": "wirelab.discrete_logic_net/1", "layers": [{"a": [0, 1',
+    "garbage": b"\x89\xff\xfe\x00 not text at all \x81",
+    "not-a-net": b'{"format": "wirelab.discrete_logic_net/1", "layers": 5}',
+}
+
+
+@pytest.mark.parametrize("how", sorted(DAMAGED_DISCRETE))
+def test_compile_on_a_damaged_discrete_json_is_one_line(
+    how: str, tmp_path: Path, tmp_path_factory: pytest.TempPathFactory, monkeypatch
+) -> None:
+    run = results.ResultDir.create(
+        tmp_path_factory.mktemp("damaged") / "run", command="wirelab logic train", config={}
+    )
+    (run.path / "discrete.json").write_bytes(DAMAGED_DISCRETE[how])
+    run.write_metrics({"test_accuracy": 0.5})
+    before = sorted(p.name for p in run.path.rglob("*"))
+    argv = ["logic", "compile", str(run.path), "--backend", "c"]
+    line = _refused(argv, tmp_path, monkeypatch)
+    assert "discrete.json is not a" in line, line
+    assert sorted(p.name for p in run.path.rglob("*")) == before  # nothing written into it
+
+
+@pytest.mark.parametrize("damage", ["pickle", "garbage"])
+def test_resume_from_a_damaged_checkpoint_ends_on_a_whole_word(
+    damage: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import torch
+
+    out = tmp_path / "out"
+    out.mkdir()
+    if damage == "pickle":  # refused by weights_only=True, with torch's long explanation
+        torch.save(Accepted(), out / "checkpoint.pt")
+    else:
+        (out / "checkpoint.pt").write_bytes(b"\x80\x02 not a checkpoint " * 40)
+    line = _refused(["logic", "train", "--resume", "--out", str(out)], tmp_path, monkeypatch)
+    assert "checkpoint.pt is not a readable" in line and "\x1b" not in line, line
+    try:
+        torch.load(out / "checkpoint.pt", weights_only=True)
+    except Exception as exc:  # what torch says, plain: the line quotes it whole or cut at a space
+        full = " ".join(re.sub(r"\x1b\[[0-9;]*m", "", str(exc)).strip().splitlines()[0].split())
+    quoted = line[line.index(": ", line.index("(")) + 2 : -1]
+    assert quoted == full or (quoted.endswith(" ...") and full.startswith(quoted[:-3])), line
+
+
+def _video_paths(tmp: Path) -> list[str]:
+    a_file = tmp / "a-file"
+    a_file.write_text("not a directory\n")
+    return ["/proc/x.mp4", "/proc/no/such/dir/x.mp4", str(a_file / "below.mp4"), str(tmp)]
+
+
+@pytest.mark.parametrize("which", range(4))
+def test_unwritable_video_is_refused_before_any_work(
+    which: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    video = _video_paths(tmp_path)[which]
+    argv = ["fly", "stimulate", "--side", "left", "--body", "flygym", "--video", video]
+    line = _refused([*argv, "--out", str(tmp_path / "out")], tmp_path, monkeypatch)
+    assert "--video" in line, line
+    assert not (tmp_path / "out").exists()

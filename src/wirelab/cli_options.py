@@ -9,12 +9,15 @@
 - `check_memory(what, nbytes)`: sizes a user gives (lengths, counts, widths) are checked before
   anything is allocated: ``nbytes``, a lower bound of what the size needs, against the memory
   available now (`available_memory`); over it, one line naming both.
+- `check_output_file(path, what)`: a file a command will write at the end (a video) is checked
+  before any work: one line when it cannot be written there.
 """
 
 from __future__ import annotations
 
 import math
 import os
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -139,6 +142,30 @@ def check_memory(what: str, nbytes: float) -> None:
             f"{what} needs at least {_bytes(nbytes)} of memory, over the limit of "
             f"{_bytes(limit)} (the memory available now)"
         )
+
+
+def check_output_file(path: str | Path, what: str) -> None:
+    """One-line `UsageError` when no file can be written at ``path`` (``what`` names the
+    option, e.g. ``"--video"``): it is a directory or a file not writable, a folder on its way
+    is a file, or the nearest existing folder above it (missing ones are created by the writer)
+    takes no new file. The last is tried, since root passes every permission check: a temporary
+    file is created there and removed at once."""
+    path = Path(path)
+    if path.is_dir():
+        raise UsageError(f"{what} {path} is a directory; give a file name")
+    if os.path.lexists(path) and not os.access(path, os.W_OK):
+        raise UsageError(f"{what} {path} cannot be written (permission denied)")
+    folder = path.absolute().parent
+    while not os.path.exists(folder) and folder != folder.parent:
+        folder = folder.parent
+    if not folder.is_dir():
+        raise UsageError(f"{what} {path}: {folder} is not a directory")
+    try:
+        with tempfile.NamedTemporaryFile(dir=folder, prefix=".wirelab-probe-"):
+            pass
+    except OSError as exc:
+        why = exc.strerror or type(exc).__name__
+        raise UsageError(f"{what} {path}: cannot write in {folder} ({why})") from None
 
 
 def out_option(

@@ -24,6 +24,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
+from wirelab.cli_options import OUT_DIR
 from wirelab.errors import SkipStep, UsageError, WirelabError
 
 
@@ -134,7 +135,7 @@ def write_page(out: Path, started: float, console: Console) -> Path:
 @click.command("tour")
 @click.option(
     "--out",
-    type=click.Path(file_okay=False, path_type=Path),
+    type=OUT_DIR,  # '' (the current directory) is a usage error
     default=Path("runs/tour"),
     show_default=True,
     help="Directory for the result directories and the report.",

@@ -184,19 +184,26 @@ def test_unreadable_or_invalid_png_is_skipped_with_a_note(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     d = make_runs(tmp_path / "runs")
-    (d["logic"] / "gone.png").symlink_to(tmp_path / "missing.png")
+    (d["logic"] / "dangling.png").symlink_to(tmp_path / "missing.png")
     (d["logic"] / "junk.png").write_bytes(b"not a png at all")
-    (d["logic"] / "gone.csv").symlink_to(tmp_path / "missing.csv")
-    (d["logic"] / "gone.txt").symlink_to(tmp_path / "missing.txt")
+    (d["logic"] / "dangling.csv").symlink_to(tmp_path / "missing.csv")
+    (d["logic"] / "dangling.txt").symlink_to(tmp_path / "missing.txt")
+    (d["logic"] / "gone.png").write_bytes(b"removed while the page is built")
+    (d["logic"] / "gone.csv").write_text("a,b\n1,2\n")
     locked = d["mc"] / "spectrum.png"
-    real_read = Path.read_bytes
+    errors = {
+        str(locked): PermissionError(13, "Permission denied", str(locked)),
+        str(d["logic"] / "gone.png"): FileNotFoundError(2, "No such file or directory"),
+        str(d["logic"] / "gone.csv"): FileNotFoundError(2, "No such file or directory"),
+    }
+    real_open = os.open
 
-    def read_bytes(self: Path) -> bytes:
-        if self == locked:
-            raise PermissionError(13, "Permission denied", str(self))
-        return real_read(self)
+    def open_(path: str | Path, *args: int) -> int:  # the report opens every file with os.open
+        if str(path) in errors:
+            raise errors[str(path)]
+        return real_open(path, *args)
 
-    monkeypatch.setattr(Path, "read_bytes", read_bytes)
+    monkeypatch.setattr(os, "open", open_)
     page = write_report([tmp_path / "runs"], tmp_path / "r.html").read_text()
     assert well_formed_errors(page) == []
     assert "gone.png: could not be read (No such file or directory); skipped" in page
@@ -204,6 +211,8 @@ def test_unreadable_or_invalid_png_is_skipped_with_a_note(
     assert "spectrum.png: could not be read (Permission denied); skipped" in page
     assert "gone.csv could not be read" in page
     assert len(_data_uris(page, "image/png")) == 2  # the other plots are still there
+    # dangling links are links: never followed, named among the run's problems
+    assert "not shown: dangling.csv, dangling.png, dangling.txt (symbolic links" in page
 
 
 @pytest.mark.skipif(os.geteuid() == 0, reason="root reads files whatever their mode")

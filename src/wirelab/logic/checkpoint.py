@@ -17,6 +17,7 @@ code. A file that is empty, truncated or not a wirelab run file gives one line n
 from __future__ import annotations
 
 import io
+import re
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +40,20 @@ def save(path: Path, obj: dict[str, Any]) -> Path:
     return atomic_write_bytes(path, buf.getvalue())
 
 
+def first_words(text: str, limit: int = 100) -> str:
+    """The first line of ``text`` (terminal colour codes removed, spaces collapsed), cut after
+    its last whole word within ``limit`` characters and marked `` ...``; never cut inside a word
+    (a line with no space there is kept whole)."""
+    text = re.sub(r"\x1b\[[0-9;]*[A-Za-z]", "", text)  # torch's messages hold bold codes
+    line = " ".join((text.strip().splitlines() or [""])[0].split())
+    if len(line) <= limit:
+        return line
+    head = line[: limit + 1]  # one more: a word that ends exactly at ``limit`` is whole
+    if " " not in head:
+        return line
+    return head.rsplit(" ", 1)[0] + " ..."
+
+
 def load_file(path: str | Path, what: str) -> dict[str, Any]:
     """A run file as a dict, loaded with ``weights_only=True``; `UsageError` naming the file."""
     p = Path(path)
@@ -47,7 +62,7 @@ def load_file(path: str | Path, what: str) -> dict[str, Any]:
     try:
         obj = torch.load(p, map_location="cpu", weights_only=True)
     except Exception as exc:  # torch raises many types for damaged or foreign files
-        first = (str(exc).strip().splitlines() or [""])[0][:100]
+        first = first_words(str(exc))
         reason = f"{type(exc).__name__}: {first}" if first else type(exc).__name__
         raise UsageError(f"{p} is not a readable {what} ({reason})") from None
     if not isinstance(obj, dict):

@@ -21,8 +21,11 @@ from pathlib import Path
 from typing import Any
 
 from wirelab import config_diff
+from wirelab.cli_options import check_memory
 from wirelab.errors import UsageError
 from wirelab.logic.datasets import dataset_shape, parse_classes
+from wirelab.logic.functional import LIGHT_WIDTH
+from wirelab.logic.gates import NUM_GATES
 from wirelab.logic.inputs import ADDED_DEFAULTS
 from wirelab.logic.model import resolve_spec
 
@@ -120,7 +123,21 @@ def resolve(cfg: TrainConfig) -> TrainConfig:
     spec = {**cfg.model, "classes": len(classes), "input_shape": list(dataset_shape(cfg.dataset))}
     spec.setdefault("seed", cfg.seed)
     cfg.model = resolve_spec(spec)
+    check_dense_memory(cfg.model["dense"], cfg.batch_size, cfg.model["gate_param"])
     return cfg
+
+
+def check_dense_memory(widths: list[int], batch_size: int, gate_param: str = "softmax") -> None:
+    """Refuse, before anything is allocated, dense widths whose gates cannot fit in memory.
+
+    A lower bound of what ``G = sum(widths)`` gates need: their float32 gate parameters
+    (16 logits per gate, or 4 for ``light``) and one batch of their float32 outputs,
+    ``4 G (P + batch_size)`` bytes; `wirelab.cli_options.check_memory` compares it with the memory
+    available now (one-line `UsageError`).
+    """
+    per_gate = (NUM_GATES if gate_param == "softmax" else LIGHT_WIDTH) + batch_size
+    what = f"dense {','.join(str(w) for w in widths)} (batch size {batch_size})"
+    check_memory(what, 4 * sum(widths) * per_gate)
 
 
 def from_dict(doc: dict[str, Any], source: str = "configuration") -> TrainConfig:

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from wirelab.errors import UsageError
+from wirelab.errors import CorruptDataError, UsageError
 from wirelab.logic.gates import NUM_GATES, TRUTH
 
 
@@ -140,4 +140,22 @@ class DiscreteLogicNet:
 
     @classmethod
     def load(cls, path: str | Path) -> DiscreteLogicNet:
-        return cls.from_dict(json.loads(Path(path).read_text()))
+        """The net saved at ``path``; a one-line `CorruptDataError` when the file is empty,
+        truncated, not UTF-8 JSON, or not a valid net (wrong format, keys, shapes or indices)."""
+        path = Path(path)
+        try:
+            doc = json.loads(path.read_bytes().decode("utf-8"))
+        except UnicodeDecodeError:
+            raise CorruptDataError(f"{path} is not a discrete logic net (not UTF-8 text)") from None
+        except json.JSONDecodeError as exc:
+            why = (
+                "empty" if not exc.doc.strip() else f"not valid JSON: {exc.msg}, line {exc.lineno}"
+            )
+            raise CorruptDataError(f"{path} is not a discrete logic net ({why})") from None
+        if not isinstance(doc, dict):
+            raise CorruptDataError(f"{path} is not a discrete logic net (not a JSON object)")
+        try:
+            return cls.from_dict(doc)
+        except (KeyError, TypeError, ValueError, OverflowError, IndexError) as exc:
+            why = f"missing {exc}" if isinstance(exc, KeyError) else " ".join(str(exc).split())
+            raise CorruptDataError(f"{path} is not a valid discrete logic net: {why}") from None

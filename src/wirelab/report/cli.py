@@ -1,8 +1,13 @@
-"""``wirelab report DIR... --out PAGE.html``: one HTML page from result directories."""
+"""``wirelab report DIR... --out PAGE.html``: one HTML page from result directories.
+
+An empty DIR (which would take the current directory) is a usage error; symbolic links inside
+the runs are never followed, and the command names them in one line on stderr.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -10,8 +15,20 @@ from wirelab.cli_options import finite_float
 from wirelab.errors import UsageError
 
 
+class RunsPath(click.Path):
+    """A DIR argument: a path, never the empty one (``''`` would be the current directory)."""
+
+    def __init__(self) -> None:
+        super().__init__(path_type=Path)
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, str) and value == "":
+            self.fail("'' is empty (name the folder, '.' for the current one)", param, ctx)
+        return super().convert(value, param, ctx)
+
+
 @click.command("report")
-@click.argument("dirs", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.argument("dirs", nargs=-1, required=True, type=RunsPath())
 @click.option(
     "--out",
     "-o",
@@ -83,7 +100,8 @@ def command(
     check_out(out)
     if screenshot is not None:
         check_out(screenshot, "--screenshot")
-    runs = load_runs(dirs)  # raises UsageError when nothing is found
+    links: list[Path] = []
+    runs = load_runs(dirs, links)  # raises UsageError when nothing is found
     page = write_runs(
         runs,
         out,
@@ -96,8 +114,21 @@ def command(
     not_complete = [f"{r.name} ({r.status})" for r in runs if r.status != "complete"]
     if not_complete:
         click.echo(f"not complete (shown with the reason): {', '.join(not_complete)}", err=True)
+    _note_links([*links, *(f for r in runs for f in r.links)])
     if screenshot is not None:
         _screenshot(page, screenshot, size)
+
+
+def _note_links(links: list[Path], shown: int = 5) -> None:
+    """One line on stderr naming the symbolic links left out (the first ``shown`` of them)."""
+    if not links:
+        return
+    names = ", ".join(str(f) for f in links[:shown]) + (", ..." if len(links) > shown else "")
+    click.echo(
+        f"not followed: {len(links)} symbolic link{'s' if len(links) > 1 else ''} "
+        f"(only regular files inside the runs are read): {names}",
+        err=True,
+    )
 
 
 def _viewport(text: str) -> tuple[int, int]:

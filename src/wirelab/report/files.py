@@ -7,14 +7,17 @@ is the file's path relative to the page, URL-quoted (`urllib.parse.quote`, so
 ``:``, ``?``, ``#``, spaces and ``&`` are percent-encoded) and starting with ``./`` or ``../``:
 a browser can only read it as a path beside the page, never as a ``javascript:`` or other scheme.
 
-A file that cannot be read (permissions, a dangling link, removed while the page is built) or a
-``.png`` that is not a PNG is skipped with a note in its place; it never stops the page.
+Only regular files inside the run's folder are read (`wirelab.report.reading`): a file that has
+become a symbolic link since it was listed is refused like one that cannot be read (permissions,
+removed while the page is built) or a ``.png`` that is not a PNG: skipped with a note in its
+place; it never stops the page. CSV rows longer than their header are left out with a note.
 """
 
 from __future__ import annotations
 
 import base64
 import csv
+import io
 import os
 import struct
 from collections.abc import Collection
@@ -23,6 +26,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from wirelab.report.media import EmbedBudget, poster_figure
+from wirelab.report.reading import Refused, file_size, read_bytes, read_text
 from wirelab.report.runs import IMAGE_SUFFIXES, VIDEO_SUFFIXES, Run
 from wirelab.report.tables import Records, records_table
 
@@ -63,6 +67,8 @@ def _skipped(caption: str, why: str) -> str:
 
 
 def _why(exc: OSError) -> str:
+    if isinstance(exc, Refused):
+        return str(exc.strerror)
     return f"could not be read ({exc.strerror or type(exc).__name__})"
 
 
@@ -76,12 +82,12 @@ def figure(run: Run, img: Path, page_dir: Path, max_bytes: int) -> str:
     """One plot: embedded as a ``data:`` URI, linked when larger than ``max_bytes``, or skipped."""
     caption = escape(img.relative_to(run.path).as_posix())
     try:
-        size = img.stat().st_size
+        size = file_size(img, run.path)
         if size == 0:
             return f'<figure><p class="dim">{caption} is empty</p></figure>'
         if size > max_bytes:
             return _link(caption, img, page_dir, f"{size_text(size)}, linked")
-        data = img.read_bytes()
+        data = read_bytes(img, run.path)
     except OSError as exc:
         return _skipped(caption, _why(exc))
     wh = ""
@@ -104,14 +110,14 @@ def video(
     past the budget its poster frame and a link (`wirelab.report.media`); else only linked."""
     caption = escape(vid.relative_to(run.path).as_posix())
     try:
-        size = vid.stat().st_size
+        size = file_size(vid, run.path)
         if size == 0 or size > max_bytes:
             why = "empty" if size == 0 else f"{size_text(size)}, not embedded"
             return _link(caption, vid, page_dir, why)
         if budget is not None and not budget.take(size):
             why = f"{size_text(size)}; the page's {size_text(budget.limit)} for videos is used"
             return poster_figure(caption, vid, href(vid, page_dir), why)
-        data = vid.read_bytes()
+        data = read_bytes(vid, run.path)
     except OSError as exc:
         return _skipped(caption, _why(exc))
     uri = f"data:{VIDEO_SUFFIXES[vid.suffix.lower()]};base64,{base64.b64encode(data).decode()}"
@@ -156,23 +162,39 @@ def _number(text: str | None) -> object:
     return text
 
 
+def read_csv(path: Path, root: Path) -> tuple[list[dict[str, str]], int]:
+    """The rows of a CSV file inside ``root`` (read as `read_text` does), leaving out rows longer
+    than the header; returns (rows, number left out). Raises `OSError`, `UnicodeDecodeError` or
+    `csv.Error` when the file cannot be read."""
+    rows = list(csv.DictReader(io.StringIO(read_text(path, root), newline="")))
+    good = [r for r in rows if None not in r]  # DictReader keys a long row's extra cells None
+    return good, len(rows) - len(good)
+
+
 def csv_table(run: Run, path: Path, max_rows: int) -> str:
-    """A CSV table of the run (e.g. a sweep's results.csv), cut to ``max_rows`` rows."""
+    """A CSV table of the run (e.g. a sweep's results.csv), cut to ``max_rows`` rows; rows longer
+    than the header are left out with a note."""
     name = path.relative_to(run.path).as_posix()
     try:
-        size = path.stat().st_size
+        size = file_size(path, run.path)
         if size > MAX_CSV_BYTES:
             return f'<p class="dim">{escape(name)}: {size_text(size)}, not shown</p>'
-        with open(path, newline="", encoding="utf-8") as fh:
-            rows = list(csv.DictReader(fh))
+        rows, bad = read_csv(path, run.path)
+    except Refused as exc:
+        return f'<ul class="problems"><li>{escape(f"{name} {exc.strerror}")}</li></ul>'
     except (OSError, UnicodeDecodeError, csv.Error) as exc:
         why = escape(f"{name} could not be read: {exc}")
         return f'<ul class="problems"><li>{why}</li></ul>'
+    note = ""
+    if bad:
+        what = "row is" if bad == 1 else "rows are"
+        note = f"{name}: {bad} {what} longer than the header; left out"
+        note = f'<ul class="problems"><li>{escape(note)}</li></ul>'
     if not rows:
-        return ""
+        return note
     typed = [{k: _number(v) for k, v in r.items()} for r in rows]
     rec = Records(name, [str(c) for c in rows[0]], typed[:max_rows], len(rows))
-    return f"<h4>{escape(name)}</h4>" + records_table(rec)
+    return f"<h4>{escape(name)}</h4>" + note + records_table(rec)
 
 
 def file_list(run: Run, page_dir: Path) -> str:
@@ -182,7 +204,7 @@ def file_list(run: Run, page_dir: Path) -> str:
     items = []
     for f in run.files:
         try:
-            size = size_text(f.stat().st_size)
+            size = size_text(file_size(f, run.path))
         except OSError as exc:
             size = _why(exc)
         items.append(

@@ -12,7 +12,13 @@ A run's status is `wirelab.results.ResultDir.status`, shown as
 - ``in progress``: the marker is there: still running, or killed (said when its process is gone);
 - ``failed``: ``failed.json``, whose reason is shown;
 - ``incomplete``: ``config.json`` but none of the above (a run from before the marker existed);
-- ``broken``: ``config.json`` or ``metrics.json`` is not valid JSON (whatever the marker says).
+- ``broken``: ``config.json`` or ``metrics.json`` is not valid JSON, or is a symbolic link
+  (whatever the marker says).
+
+Only regular files inside a run's folder are read (`wirelab.report.reading`): symbolic links, to
+files or directories, are never followed; a run's links are listed in ``Run.links`` and named
+among its problems, and linked directories met while searching are collected by
+`find_result_dirs` for the command to name.
 """
 
 from __future__ import annotations
@@ -27,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from wirelab.errors import UsageError
+from wirelab.report.reading import Refused, read_text
 from wirelab.results import CONFIG, FAILED, IN_PROGRESS, METRICS, ResultDir
 
 MARKERS = (CONFIG, METRICS)  # a directory holding either is a result directory
@@ -48,10 +55,12 @@ def is_result_dir(path: Path) -> bool:
     return any((path / m).is_file() for m in MARKERS)
 
 
-def find_result_dirs(paths: Iterable[str | Path]) -> list[Path]:
+def find_result_dirs(paths: Iterable[str | Path], links: list[Path] | None = None) -> list[Path]:
     """Result directories named by, or found below, ``paths`` (sorted, without duplicates).
 
-    Raises `UsageError` for a path that does not exist or when no result directory is found.
+    A path given is taken as named (even through a link); below it, linked directories are not
+    searched but appended to ``links`` when given. Raises `UsageError` for a path that does not
+    exist or when no result directory is found.
     """
     found: set[Path] = set()
     given = [Path(p) for p in paths]
@@ -67,6 +76,8 @@ def find_result_dirs(paths: Iterable[str | Path]) -> list[Path]:
             found.add(p.resolve())
         for root, dirs, files in os.walk(p):
             dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+            if links is not None:
+                links += [Path(root).resolve() / d for d in dirs if os.path.islink(Path(root, d))]
             if any(m in files for m in MARKERS):
                 found.add(Path(root).resolve())
     if not found:
@@ -103,6 +114,7 @@ class Run:
     images: list[Path] = field(default_factory=list)
     videos: list[Path] = field(default_factory=list)
     files: list[Path] = field(default_factory=list)
+    links: list[Path] = field(default_factory=list)  # symbolic links in its folder, not followed
     parent: Run | None = field(default=None, repr=False)  # the run whose directory holds this one
     children: list[Run] = field(default_factory=list, repr=False)
 
@@ -122,8 +134,11 @@ class Run:
 
 
 def _read_json(path: Path) -> tuple[Any, str | None]:
+    """A JSON file at the top of a run's folder (never through a link), or the reason why not."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_text(path, path.parent)
+    except Refused as exc:
+        return None, f"{path.name} {exc.strerror}"
     except (OSError, UnicodeDecodeError) as exc:
         return None, f"{path.name} could not be read: {exc}"
     try:
@@ -132,14 +147,19 @@ def _read_json(path: Path) -> tuple[Any, str | None]:
         return None, f"{path.name} is not valid JSON: {exc}"
 
 
-def _own_files(path: Path) -> list[Path]:
-    """Files of this run: below ``path`` but not inside a nested result directory."""
+def _own_files(path: Path) -> tuple[list[Path], list[Path]]:
+    """Files of this run (below ``path`` but not inside a nested result directory), and the
+    symbolic links among them and its directories (set aside, never followed)."""
     out: list[Path] = []
+    links: list[Path] = []
     for root, dirs, files in os.walk(path):
         here = Path(root)
-        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and not is_result_dir(here / d))
-        out += [here / f for f in sorted(files) if not f.startswith(".")]
-    return out
+        names = sorted(n for n in [*dirs, *files] if not n.startswith("."))
+        links += [here / n for n in names if (here / n).is_symlink()]
+        dirs[:] = [d for d in sorted(dirs) if not d.startswith(".") and here / d not in links]
+        dirs[:] = [d for d in dirs if not is_result_dir(here / d)]
+        out += [here / f for f in sorted(files) if not f.startswith(".") and here / f not in links]
+    return out, links
 
 
 def _in_progress_reason(path: Path) -> str:
@@ -187,8 +207,15 @@ def _read_status(run: Run) -> None:
 
 
 def _read_files(run: Run) -> None:
-    """Sort the run's own files into images, videos and other files."""
-    for f in _own_files(run.path):
+    """Sort the run's own files into images, videos and other files; set its links aside."""
+    own, run.links = _own_files(run.path)
+    if run.links:
+        names = ", ".join(f.relative_to(run.path).as_posix() for f in run.links)
+        run.problems.append(
+            f"not shown: {names} (symbolic links; the report reads only regular files inside "
+            "the run's folder)"
+        )
+    for f in own:
         if f.name in OWN and f.parent == run.path:
             continue
         suffix = f.suffix.lower()
@@ -205,7 +232,7 @@ def load_run(path: Path, name: str = "") -> Run:
     run = Run(path=path, name=name or path.name)
     unreadable: list[str] = []
     config_path, metrics_path = path / CONFIG, path / METRICS
-    if config_path.is_file():
+    if config_path.is_file() or config_path.is_symlink():
         config, err = _read_json(config_path)
         if err or not isinstance(config, dict):
             unreadable.append(err or "config.json is not a JSON object")
@@ -213,7 +240,7 @@ def load_run(path: Path, name: str = "") -> Run:
             run.config = config
     else:
         run.problems.append("no config.json: the command that made this run is unknown")
-    if metrics_path.is_file():
+    if metrics_path.is_file() or metrics_path.is_symlink():
         run.metrics, err = _read_json(metrics_path)
         unreadable += [err] if err else []
     run.problems += unreadable
@@ -231,13 +258,18 @@ def _common_root(paths: list[Path]) -> Path:
     return root.parent if root in paths else root
 
 
-def load_runs(paths: Iterable[str | Path]) -> list[Run]:
+def load_runs(paths: Iterable[str | Path], links: list[Path] | None = None) -> list[Run]:
     """`find_result_dirs` then `load_run` each, named by their path below the common root.
 
     Returns every run; a run inside another run's directory (a sweep's points) also appears in
-    that run's ``children`` and has it as ``parent``.
+    that run's ``children`` and has it as ``parent``. ``links`` (when given) receives the linked
+    directories met outside any run (each run's own are in ``Run.links``).
     """
-    dirs = find_result_dirs(paths)
+    found: list[Path] = []
+    dirs = find_result_dirs(paths, found)
+    if links is not None:
+        in_runs = set(dirs)
+        links += [p for p in found if in_runs.isdisjoint([p.parent, *p.parent.parents])]
     root = _common_root(dirs)
     by_path = {d: load_run(d, name=d.relative_to(root).as_posix()) for d in dirs}
     for d, run in by_path.items():  # nest each run under the nearest run above it (a sweep)

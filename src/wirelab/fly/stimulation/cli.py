@@ -109,6 +109,7 @@ def stimulate_cmd(
         connectome=connectome,
         timestep=timestep,
     )
+    config.validate()  # here, before a fly-environment process is started for the run
     m = run(config, out, overwrite=overwrite)
     click.echo(
         f"{out}: evoked=[{_num(m['evoked_left'], '+.4f')}, {_num(m['evoked_right'], '+.4f')}] "

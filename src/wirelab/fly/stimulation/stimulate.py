@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from wirelab.cli_options import check_output_file
 from wirelab.data.connectomes import Connectome, load_connectome
 from wirelab.errors import UsageError
 from wirelab.fly.bodies import body_class, renderers
@@ -147,7 +148,8 @@ class StimulateConfig:
         return norms
 
     def validate(self) -> None:
-        """One-line `UsageError` for a bad side, body, duration or a video on a body without one."""
+        """One-line `UsageError` for a bad side, body, duration, a video on a body without one,
+        or a ``video`` path where no file can be written (checked before any work)."""
         if self.side not in STIMULI:
             raise UsageError(f"side must be one of {', '.join(STIMULI)}, not {self.side!r}")
         if not (self.duration > 0 and np.isfinite(self.duration)):
@@ -158,6 +160,8 @@ class StimulateConfig:
             raise UsageError(
                 f"--video and --viewer need a body that renders: --body {' or '.join(renderers())}"
             )
+        if self.video is not None:
+            check_output_file(self.video, "--video")
 
 
 @in_fly_env

@@ -60,7 +60,7 @@ def _pnr(entry: dict[str, Any], key: str) -> Any:
 def _fpga(run: Run) -> tuple[dict[str, Any], list[str]]:
     """The UP5K entry of ``synth.json`` (falling back to the ``synth_*`` metrics) and what it
     lacks."""
-    synth = read_side_json(run.path / "synth.json") or {}
+    synth = read_side_json(run.path / "synth.json", run.path) or {}
     found = synth.get(FPGA)
     entry: dict[str, Any] = found if isinstance(found, dict) else {}
     m = run.metrics
@@ -89,7 +89,7 @@ def verification_rows(run: Run) -> list[tuple[str, Any]]:
     """The equivalence checks of the circuit's back ends, as evidence rows (label, value): the
     overall verdict, then each labelled `VerifiedFigure` of `wirelab.logic.circuit.backends`."""
     m = run.metrics
-    verify = read_side_json(run.path / "verify" / "verify.json") or {}
+    verify = read_side_json(run.path / "verify" / "verify.json", run.path) or {}
     figures = [f for f in verification_figures() if f.label]
     checks = ", ".join(dict.fromkeys(f.check[:1].upper() + f.check[1:] for f in figures))
     return [

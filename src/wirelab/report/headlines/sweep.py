@@ -8,21 +8,23 @@ completed point from ``results.csv``; answers with the metric's range and where 
 from __future__ import annotations
 
 import csv
+import io
 
 from wirelab.report.headlines.base import Headline, HeadlineEntry
 from wirelab.report.headlines.values import dig, number, plural
+from wirelab.report.reading import file_size, read_text
 from wirelab.report.runs import Run
 
 MAX_CSV_BYTES = 2 * 1024 * 1024
 
 
 def _read_csv(run: Run, name: str) -> list[dict[str, str]]:
+    """The rows of the run's CSV file ``name`` (a regular file, never a link), or none."""
     path = run.path / name
     try:
-        if path.stat().st_size > MAX_CSV_BYTES:
+        if file_size(path, run.path) > MAX_CSV_BYTES:
             return []
-        with open(path, newline="", encoding="utf-8") as fh:
-            return list(csv.DictReader(fh))
+        return list(csv.DictReader(io.StringIO(read_text(path, run.path), newline="")))
     except (OSError, UnicodeDecodeError, csv.Error):
         return []
 

@@ -12,6 +12,8 @@ import math
 from pathlib import Path
 from typing import Any
 
+from wirelab.report.reading import file_size, read_text
+
 MAX_SIDE_JSON = 1 << 20  # synth.json / verify.json larger than this are not read
 
 
@@ -64,12 +66,13 @@ def plural(n: int, word: str) -> str:
     return f"{n:,} {word}" + ("" if n == 1 else "s")
 
 
-def read_side_json(path: Path) -> dict[str, Any] | None:
-    """A run's extra JSON record (``synth.json``), or None if absent, too large or malformed."""
+def read_side_json(path: Path, root: Path) -> dict[str, Any] | None:
+    """A run's extra JSON record (``synth.json``) inside its folder ``root``, or None if absent,
+    too large, malformed, a symbolic link or outside ``root`` (`wirelab.report.reading`)."""
     try:
-        if path.stat().st_size > MAX_SIDE_JSON:
+        if file_size(path, root) > MAX_SIDE_JSON:
             return None
-        doc = json.loads(path.read_text(encoding="utf-8"))
+        doc = json.loads(read_text(path, root))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError):
         return None
     return doc if isinstance(doc, dict) else None
