@@ -141,9 +141,21 @@ def hanging_sweep(tmp_path: Path) -> Iterator[tuple[list[str], Path, Path]]:
                 os.kill(pid, signal.SIGKILL)
 
 
+def _default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
+
+
 def _start(argv: list[str], flag: Path) -> tuple[subprocess.Popen[bytes], int]:
     driver = subprocess.Popen(
-        argv, cwd=REPO, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+        argv,
+        cwd=REPO,
+        start_new_session=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        # as a terminal's foreground job: SIGINT neither ignored nor blocked (both are inherited,
+        # and a library earlier in the test process may have blocked it: the signal would wait)
+        preexec_fn=_default_sigint,
     )
     assert _wait(lambda: flag.is_file() and flag.read_text().strip(), 60), "point never started"
     return driver, int(flag.read_text())
