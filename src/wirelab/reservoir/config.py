@@ -18,13 +18,11 @@ import scipy.sparse as sp
 
 from wirelab.data.connectomes import Connectome, check_connectome_source, load_connectome
 from wirelab.errors import UsageError
-from wirelab.reservoir.nulls import NULLS
+from wirelab.reservoir.nulls import DEFAULT_NULLS, NULLS
 from wirelab.reservoir.populations import parse_population
 from wirelab.reservoir.tasks import TASKS, Task
 from wirelab.reservoir.units import LIFUnits, Units, parse_bias
 from wirelab.reservoir.weights import NORMALIZATIONS, as_csr, normalize, resolve_normalization
-
-DEFAULT_NULLS = ("degree",)  # the null models a run compares the connectome with by default
 
 
 @dataclass

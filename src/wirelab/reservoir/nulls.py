@@ -221,6 +221,7 @@ NULLS.add(
     NullModel(on_matrix(random_esn), radius_matched=True),
     "standard random ESN: same N and edge count, N(0, 1) weights, connectome's spectral radius",
 )
+DEFAULT_NULLS = ("degree",)  # the null models a run compares the connectome with by default
 RADIUS_MATCHED = frozenset(name for name in NULLS if NULLS.get(name).radius_matched)
 
 

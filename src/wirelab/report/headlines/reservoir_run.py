@@ -16,8 +16,7 @@ from wirelab.anchors import anchors_for
 from wirelab.report.headlines.base import Comparison, Headline, HeadlineEntry
 from wirelab.report.headlines.values import dig, number, plural
 from wirelab.report.runs import Run
-from wirelab.reservoir.config import DEFAULT_NULLS
-from wirelab.reservoir.nulls import NULLS
+from wirelab.reservoir.nulls import DEFAULT_NULLS, NULLS
 from wirelab.reservoir.tasks import labelled_metrics, metric_of
 
 ALPHA = 0.05  # p at or below this is called significant
