@@ -15,6 +15,7 @@ import click
 from wirelab.cli_options import SEED, finite_float, out_option
 from wirelab.errors import UsageError
 from wirelab.logic.circuit.cli import register
+from wirelab.logic.forwards import TRAINING_FORWARDS
 
 POSITIVE = finite_float(0.0, min_open=True)
 COUNT = click.IntRange(min=1)
@@ -51,6 +52,7 @@ MODEL_OPTIONS = (
     "connections",
     "candidates",
     "connection_tau",
+    "rewire_every",
     "gate_param",
     "init",
     "tau",
@@ -144,9 +146,16 @@ def group() -> None:
 )
 @click.option(
     "--connections",
-    type=click.Choice(["random", "unique", "learned"]),
+    type=click.Choice(["random", "unique", "learned", "topk"]),
     default=None,
-    help="learned: each gate input learns its wire among --candidates wires.",
+    help="learned: each gate input learns its wire among --candidates wires; topk: among all "
+    "wires of the layer input, reading the top --candidates.",
+)
+@click.option(
+    "--rewire-every",
+    type=COUNT,
+    default=None,
+    help="topk connections: re-select each gate input's top wires every this many steps.",
 )
 @click.option("--candidates", type=COUNT, default=None, help="Candidate wires per gate input.")
 @click.option(
@@ -173,7 +182,11 @@ def group() -> None:
 @click.option("--init", type=click.Choice(["gaussian", "residual"]), default=None)
 @click.option("--tau", type=POSITIVE, default=None, help="GroupSum temperature.")
 @click.option(
-    "--forward", type=click.Choice(["soft", "st"]), default=None, help="st: straight-through."
+    "--forward",
+    type=click.Choice(list(TRAINING_FORWARDS)),
+    default=None,
+    help="st: straight-through; gumbel: Gumbel noise + straight-through; cage: "
+    "straight-through with a confidence-adaptive backward temperature.",
 )
 @click.option("--epochs", type=COUNT, default=None)
 @click.option("--steps", type=COUNT, default=None, help="Train this many steps (not epochs).")

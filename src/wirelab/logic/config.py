@@ -24,12 +24,13 @@ from wirelab import config_diff
 from wirelab.cli_options import check_memory
 from wirelab.errors import UsageError
 from wirelab.logic.datasets import dataset_shape, parse_classes
+from wirelab.logic.forwards import TRAINING_FORWARDS
 from wirelab.logic.functional import LIGHT_WIDTH
 from wirelab.logic.gates import NUM_GATES
 from wirelab.logic.inputs import ADDED_DEFAULTS
 from wirelab.logic.model import resolve_spec
 
-FORWARDS = ("soft", "st")
+FORWARDS = TRAINING_FORWARDS
 LR_SCHEDULES = ("constant", "cosine")
 # Options a resumed run may change: they do not alter the steps taken (``threads`` changes only
 # the order in which the kernels' per-thread partial sums are added: the last float bits).
@@ -48,7 +49,7 @@ class TrainConfig:
     lr: float = 0.01
     lr_schedule: str = "constant"  # or "cosine": lr * (1 + cos(pi * step / steps)) / 2
     weight_decay: float = 0.0
-    forward: str = "soft"  # "soft" or "st" (straight-through hard forward)
+    forward: str = "soft"  # a training mode of `wirelab.logic.forwards`: soft, st, gumbel, cage
     patience: int | None = 10  # validations without improvement before stopping; 0/None: never
     val_fraction: float = 0.1
     max_train: int | None = None
@@ -91,7 +92,8 @@ class TrainConfig:
         if self.input_ramp_end is not None:
             _finite("input_ramp_end", self.input_ramp_end, 0.0, 1.0, lo_open=True)
         if self.forward not in FORWARDS:
-            raise UsageError(f"--forward must be soft or st, not {self.forward!r}")
+            choices = ", ".join(FORWARDS)
+            raise UsageError(f"--forward must be one of {choices}, not {self.forward!r}")
         if self.lr_schedule not in LR_SCHEDULES:
             raise UsageError(f"--lr-schedule must be one of {', '.join(LR_SCHEDULES)}")
 

@@ -46,6 +46,7 @@ DEFAULT_SPEC: dict[str, Any] = {
     "connections": "unique",
     "candidates": 16,
     "connection_tau": 1.0,
+    "rewire_every": 100,
     "gate_param": "softmax",
     "init": "gaussian",
     "classes": 10,
@@ -53,12 +54,14 @@ DEFAULT_SPEC: dict[str, Any] = {
     "seed": 0,
 }
 # keys added after the first checkpoints were written: a saved spec without them used these
-ADDED_DEFAULTS = {k: DEFAULT_SPEC[k] for k in ("candidates", "connection_tau", "gate_param")}
+ADDED_DEFAULTS = {
+    k: DEFAULT_SPEC[k] for k in ("candidates", "connection_tau", "gate_param", "rewire_every")
+}
 CONV_DEFAULTS: dict[str, Any] = {"kernel": 3, "depth": 3, "pool": False}
 CHOICES = {
     "binarize": ("fixed", "thermometer"),
     "inputs": ("binary", "real"),
-    "connections": ("random", "unique", "learned"),
+    "connections": ("random", "unique", "learned", "topk"),
     "gate_param": ("softmax", "light"),
     "init": ("gaussian", "residual"),
 }
@@ -120,6 +123,7 @@ def resolve_spec(spec: dict[str, Any]) -> dict[str, Any]:
         "connections": s["connections"],
         "candidates": _count(s["candidates"], "candidates"),
         "connection_tau": _number(s, "connection_tau", 1e-6),
+        "rewire_every": _count(s["rewire_every"], "rewire_every"),
         "gate_param": s["gate_param"],
         "init": s["init"],
         "classes": _count(s["classes"], "classes"),

@@ -5,9 +5,9 @@ column per sample), so that gathering a neuron's inputs copies whole rows. `Logi
 once after binarisation. Every layer's wiring is a registered buffer: its ``state_dict`` is the
 complete model.
 
-A layer's ``forward(x, mode)`` takes ``mode`` in ``{"soft", "hard", "st"}``: the softmax mixture,
-the argmax gate (what the discrete network computes), or the straight-through estimator (hard
-forward, soft gradient).
+A layer's ``forward(x, mode)`` takes a mode of `wirelab.logic.forwards`: ``soft`` (the softmax
+mixture), ``hard`` (the argmax gate: what the discrete network computes), or a hard forward with a
+soft gradient (``st``, ``gumbel``, ``cage``).
 """
 
 from __future__ import annotations
@@ -19,28 +19,25 @@ import torch
 from torch import nn
 
 from wirelab.errors import UsageError
+from wirelab.logic.forwards import get_forward
 from wirelab.logic.functional import (
     LIGHT_WIDTH,
     gate_ids,
     gate_poly,
     light_reference,
     mixture_reference,
-    param_coeffs,
 )
 from wirelab.logic.gates import NUM_GATES, PASS_A, TRUTH
 from wirelab.logic.kernels import gather_gate
 
-MODES = ("soft", "hard", "st")
 GATE_PARAMS = ("softmax", "light")
 LIGHT_RESIDUAL = 3.0  # light residual init: z = +-3 on gate A's truth table (sigmoid 0.95)
 
 
 def coeffs_for(weight: torch.Tensor, mode: str) -> torch.Tensor:
     """Per-neuron coefficients ``(..., 4)`` of gate weights ``(..., 16)`` (softmax logits) or
-    ``(..., 4)`` (light) for a forward ``mode``."""
-    if mode not in MODES:
-        raise UsageError(f"unknown mode {mode!r}; use one of {MODES}")
-    return param_coeffs(weight, mode)
+    ``(..., 4)`` (light) for a forward ``mode`` (`wirelab.logic.forwards`)."""
+    return get_forward(mode).coeffs(weight)
 
 
 def init_logits(

@@ -31,9 +31,10 @@ import torch
 from torch import nn
 
 from wirelab.errors import UsageError
+from wirelab.logic.forwards import get_forward
 from wirelab.logic.functional import gate_ids, gate_poly
 from wirelab.logic.kernels import gather_gate
-from wirelab.logic.layers import MODES, coeffs_for, init_logits, reference_gate
+from wirelab.logic.layers import coeffs_for, init_logits, reference_gate
 from wirelab.logic.learned_kernels import learned_gate, numba_ok
 
 IMPLS = ("fast", "torch", "reference")
@@ -134,20 +135,23 @@ class LearnedLogicDense(nn.Module):
         return pa, pb
 
     def _select(self, x: torch.Tensor, mode: str) -> tuple[torch.Tensor, torch.Tensor]:
+        """Both gate inputs ``(out, B)`` under ``mode``: the soft selection, or (``st``,
+        ``gumbel``, ``cage``) the chosen wire's values forward with the soft gradient."""
         select = select_reference if self.impl == "reference" else select_fast
-        pa, pb = self.probabilities()
-        xa, xb = select(x, self.cand_a, pa), select(x, self.cand_b, pb)
-        if mode == "st":
-            a, b = self.wiring()
-            xa = x[a] + (xa - xa.detach())
-            xb = x[b] + (xb - xb.detach())
-        return xa, xb
+        choose = get_forward(mode).select
+        out = []
+        for cand, logits in ((self.cand_a, self.conn_a), (self.cand_b, self.conn_b)):
+            idx, p = choose(logits, self.connection_tau)
+            xs = select(x, cand, p)
+            if idx is not None:
+                xs = x[cand.gather(1, idx[:, None]).squeeze(1)] + (xs - xs.detach())
+            out.append(xs)
+        return out[0], out[1]
 
     def forward(self, x: torch.Tensor, mode: str = "soft") -> torch.Tensor:
         if x.shape[0] != self.in_features:
             raise UsageError(f"expected {self.in_features} input rows, got {x.shape[0]}")
-        if mode not in MODES:
-            raise UsageError(f"unknown mode {mode!r}; use one of {MODES}")
+        get_forward(mode)  # unknown modes: one-line error
         if mode == "hard":  # exactly the discrete layer
             a, b = self.wiring()
             return gather_gate(x, a, b, coeffs_for(self.weight, "hard"))

@@ -5,8 +5,9 @@ A spec (the ``model`` table of a recipe) is a dict::
     {"input_shape": [28, 28], "binarize": "fixed" | "thermometer", "levels": 1, "threshold": 0.5,
      "crop": null | 20, "prune": 0.0, "inputs": "binary" | "real", "input_bits": null | [...],
      "conv": [{"channels": 16, "kernel": 3, "depth": 3, "pool": true}, ...],   # optional
-     "dense": [8000, 8000], "connections": "unique" | "random" | "learned",
+     "dense": [8000, 8000], "connections": "unique" | "random" | "learned" | "topk",
      "candidates": 16, "connection_tau": 1.0,       # learned connections (`wirelab.logic.learned`)
+     "rewire_every": 100,                           # topk: re-select (`wirelab.logic.topk`)
      "gate_param": "softmax" | "light",             # 16 logits or 4 truth-table logits per gate
      "init": "residual", "classes": 10, "tau": 10.0, "seed": 0}
 
@@ -36,6 +37,7 @@ from wirelab.logic.gates import NAMES, PASS_A, PASS_B
 from wirelab.logic.inputs import DEFAULT_SPEC, input_selection, make_binarize, resolve_spec
 from wirelab.logic.layers import GroupSum, LogicDense
 from wirelab.logic.learned import LearnedLogicDense
+from wirelab.logic.topk import TopKLogicDense
 
 __all__ = ["DEFAULT_SPEC", "LogicNet", "diagnostics", "resolve_spec"]
 
@@ -132,19 +134,28 @@ class LogicNet(nn.Module):
         )
 
 
-def _dense(s: dict[str, Any], width: int, n: int, seed: int) -> nn.Module:
-    """A dense layer of a resolved spec: fixed (random, unique) or learned connections."""
-    if s["connections"] == "learned":
-        return LearnedLogicDense(
-            width,
-            n,
-            int(s["candidates"]),
-            float(s["connection_tau"]),
-            s["init"],
-            seed,
-            gate_param=s["gate_param"],
-        )
+def _learned(s: dict[str, Any], width: int, n: int, seed: int) -> nn.Module:
+    tau, k, init = float(s["connection_tau"]), int(s["candidates"]), s["init"]
+    return LearnedLogicDense(width, n, k, tau, init, seed, gate_param=s["gate_param"])
+
+
+def _topk(s: dict[str, Any], width: int, n: int, seed: int) -> nn.Module:
+    tau, k, init = float(s["connection_tau"]), int(s["candidates"]), s["init"]
+    every, param = int(s["rewire_every"]), s["gate_param"]
+    return TopKLogicDense(width, n, k, tau, init, seed, gate_param=param, rewire_every=every)
+
+
+def _fixed(s: dict[str, Any], width: int, n: int, seed: int) -> nn.Module:
     return LogicDense(width, n, s["connections"], s["init"], seed, gate_param=s["gate_param"])
+
+
+# connections -> dense layer builder (spec, input width, gates, seed)
+DENSE_LAYERS = {"random": _fixed, "unique": _fixed, "learned": _learned, "topk": _topk}
+
+
+def _dense(s: dict[str, Any], width: int, n: int, seed: int) -> nn.Module:
+    """A dense layer of a resolved spec: fixed (random, unique), learned or Top-K connections."""
+    return DENSE_LAYERS[s["connections"]](s, width, n, seed)
 
 
 def diagnostics(net: DiscreteLogicNet) -> dict[str, Any]:

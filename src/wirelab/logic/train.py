@@ -37,9 +37,11 @@ from wirelab.logic.checkpoint import (
 )
 from wirelab.logic.config import TrainConfig, changed_options, resolve
 from wirelab.logic.datasets import TaskData, load_task, parse_classes
+from wirelab.logic.forwards import seed_noise
 from wirelab.logic.inputs import select_inputs
 from wirelab.logic.kernels import use_threads
 from wirelab.logic.model import LogicNet, diagnostics
+from wirelab.logic.topk import rewire_model
 from wirelab.plotting import pyplot
 from wirelab.progress import progress_bar
 from wirelab.results import ResultDir, experiment, refuse_finished_resume
@@ -195,6 +197,8 @@ def fit(
             for group in opt.param_groups:
                 group["lr"] = _lr(cfg, st.step, sched.total)
             _relax(model, cfg, st.step, sched.total)
+            rewire_model(model, opt, st.step)
+            seed_noise(cfg.forward, cfg.seed, st.step)
             loss = _step(model, opt, xtr[idx], ytr[idx], cfg.forward, st.step)
             seg_loss += loss * len(idx)
             seg_n += len(idx)
