@@ -75,7 +75,9 @@ class TopKLogicDense(LearnedLogicDense):
     @torch.no_grad()
     def rewire(self) -> tuple[torch.Tensor, torch.Tensor]:
         """Re-select the top ``K`` wires of every gate input; the swapped slots ``(out, K)`` bool
-        of ``a`` and ``b``. ``a``'s and ``b``'s candidates stay disjoint."""
+        of ``a`` and ``b``. ``a``'s and ``b``'s candidates stay disjoint: ``a`` takes the top
+        ``K`` of the wires ``b`` does not hold, then ``b`` of those ``a`` now does not hold (a
+        wire ``b`` lets go of is open to ``a`` at the next rewire)."""
         changed = []
         for cand, conn, full, other in (
             (self.cand_a, self.conn_a, self.full_a, self.cand_b),
