@@ -9,7 +9,9 @@ likely). With the connection temperature ``T``:
 
     soft:  xa[j, i] = sum_k softmax(l_a[j] / T)_k x[cand_a[j, k], i]       (same for xb)
     hard:  xa[j, i] = x[a_j, i],   a_j = cand_a[j, argmax_k l_a[j, k]]
-    st:    hard values forward, the soft selection's gradient backward
+    st:    the soft form with weights onehot(a_j) + (p - p.detach()): the chosen wire's values
+           forward, the soft weights' gradient backward (only the chosen wire gets dL/dx);
+           ``gumbel`` and ``cage`` choose and differentiate as `wirelab.logic.forwards` says
     y[j, i] = c0 + c1 xa + c2 xb + c3 xa xb,   c from the gate weights (softmax or light)
 
 ``x`` ``(N_in, B)`` -> ``y`` ``(n, B)``, feature-major as every logic layer. Discretisation keeps
@@ -18,7 +20,7 @@ the argmax candidate, so a learned layer ends as fixed indices ``a, b`` in an or
 and the ``hard`` forward is exactly that network. The gates' two inputs are always different
 wires (the candidate sets of ``a`` and ``b`` are disjoint).
 
-Three implementations of the soft forward: ``impl="reference"`` (an explicit loop over
+Three implementations of every training forward: ``impl="reference"`` (an explicit loop over
 candidates, then the 16-way mixture or light expectation), ``"torch"`` (all ``K`` candidates
 gathered at once, ``(n, K, B)``, contracted by one batched product; any device) and ``"fast"``
 (the fused numba kernel of `wirelab.logic.learned_kernels` on CPU, else the torch form).
@@ -134,18 +136,19 @@ class LearnedLogicDense(nn.Module):
         pb = torch.softmax(self.conn_b / self.connection_tau, dim=1)
         return pa, pb
 
-    def _select(self, x: torch.Tensor, mode: str) -> tuple[torch.Tensor, torch.Tensor]:
-        """Both gate inputs ``(out, B)`` under ``mode``: the soft selection, or (``st``,
-        ``gumbel``, ``cage``) the chosen wire's values forward with the soft gradient."""
-        select = select_reference if self.impl == "reference" else select_fast
+    def _weights(self, mode: str) -> tuple[torch.Tensor, torch.Tensor]:
+        """Selection weights ``pa, pb`` ``(out, K)`` under ``mode``: the softmax (``soft``), or
+        (``st``, ``gumbel``, ``cage``) the chosen candidate's one-hot forward with the soft
+        weights' gradient, ``onehot + (p - p.detach())``, so the hard forward reads exactly the
+        chosen wire and only that wire gets the input gradient."""
         choose = get_forward(mode).select
         out = []
-        for cand, logits in ((self.cand_a, self.conn_a), (self.cand_b, self.conn_b)):
+        for logits in (self.conn_a, self.conn_b):
             idx, p = choose(logits, self.connection_tau)
-            xs = select(x, cand, p)
             if idx is not None:
-                xs = x[cand.gather(1, idx[:, None]).squeeze(1)] + (xs - xs.detach())
-            out.append(xs)
+                hard = torch.nn.functional.one_hot(idx, p.shape[1]).to(p.dtype)
+                p = hard + (p - p.detach())
+            out.append(p)
         return out[0], out[1]
 
     def forward(self, x: torch.Tensor, mode: str = "soft") -> torch.Tensor:
@@ -155,14 +158,15 @@ class LearnedLogicDense(nn.Module):
         if mode == "hard":  # exactly the discrete layer
             a, b = self.wiring()
             return gather_gate(x, a, b, coeffs_for(self.weight, "hard"))
-        if mode == "soft" and self.impl == "fast" and numba_ok(x):
-            pa, pb = self.probabilities()
-            c = coeffs_for(self.weight, "soft")
+        pa, pb = self._weights(mode)  # noise, when the mode draws any: a, b, then the gates
+        c = coeffs_for(self.weight, mode)
+        if self.impl == "fast" and numba_ok(x):
             return learned_gate(x, self.cand_a, pa, self.cand_b, pb, c)
-        xa, xb = self._select(x, mode)
-        if self.impl == "reference":
+        select = select_reference if self.impl == "reference" else select_fast
+        xa, xb = select(x, self.cand_a, pa), select(x, self.cand_b, pb)
+        if self.impl == "reference" and mode == "soft":
             return reference_gate(xa, xb, self.weight, mode)
-        return gate_poly(xa, xb, coeffs_for(self.weight, mode))  # (out, B)
+        return gate_poly(xa, xb, c)  # (out, B)
 
     def gates(self) -> np.ndarray:
         """Discrete gate per neuron ``(out,)`` uint8."""
