@@ -21,11 +21,11 @@ from wirelab.logic.functional import coeff_matrix, param_coeffs
 from wirelab.logic.learned import LearnedLogicDense
 from wirelab.logic.topk import TopKLogicDense
 
-HARD_FORWARD = ("st", "gumbel", "cage")
+HARD_FORWARD = ("st", "gumbel", "cage", "gumbel-gates")
 
 
 def test_the_registry_names_every_mode_and_refuses_others():
-    assert set(MODES) == {"soft", "hard", "st", "gumbel", "cage"}
+    assert set(MODES) == {"soft", "hard", "st", "gumbel", "cage", "gumbel-gates"}
     assert "hard" not in FORWARDS and set(FORWARDS) == set(MODES) - {"hard"}
     with pytest.raises(UsageError):
         get_forward("sharp")
@@ -40,11 +40,11 @@ def test_gate_coefficients_hard_forward_and_their_soft_gradient(n, seed, scale):
     coeffs = coeff_matrix(w)
     torch.manual_seed(seed)
     g = gumbel_like(w)
-    z = {"st": w, "gumbel": w + g, "cage": w / cage_scale(w)}
+    z = {"st": w, "gumbel": w + g, "gumbel-gates": w + g, "cage": w / cage_scale(w)}
     for mode in HARD_FORWARD:
         torch.manual_seed(seed)
         c = get_forward(mode).coeffs(w)
-        chosen = (w + g if mode == "gumbel" else w).detach().argmax(1)
+        chosen = (w + g if mode.startswith("gumbel") else w).detach().argmax(1)
         assert torch.equal(c.detach(), coeffs[chosen]), mode  # a real gate, forward
         (got,) = torch.autograd.grad((c * up).sum(), [w])
         (want,) = torch.autograd.grad(((torch.softmax(z[mode], 1) @ coeffs) * up).sum(), [w])
@@ -82,6 +82,22 @@ def test_gumbel_choices_are_samples_of_the_softmax():
     want = torch.softmax(logits[0] / 0.5, 0).numpy()
     np.testing.assert_allclose(freq, want, atol=0.01)
     assert torch.allclose(p.sum(1), torch.ones(len(p)))
+
+
+def test_gumbel_gates_reads_the_argmax_wires():
+    layer = LearnedLogicDense(30, 8, 4, seed=0)
+    with torch.no_grad():
+        layer.conn_a.normal_(0, 3)
+        layer.conn_b.normal_(0, 3)
+    x = torch.rand(30, 5)
+    a, b = layer.wiring()
+    torch.manual_seed(1)
+    y = layer(x, "gumbel-gates")
+    torch.manual_seed(1)
+    c = get_forward("gumbel").coeffs(layer.weight)
+    assert torch.allclose(
+        y, c[:, :1] + c[:, 1:2] * x[a] + c[:, 2:3] * x[b] + c[:, 3:] * x[a] * x[b]
+    )
 
 
 def test_seed_noise_repeats_the_draws_of_a_step():

@@ -12,12 +12,16 @@ A forward mode says which value the pass uses and which gradient flows back:
  hard       onehot(argmax z)                none (the discrete network)
  st         onehot(argmax z)                softmax(z)           (Petersen et al. 2022)
  gumbel     onehot(argmax (z + g))          softmax(z + g)       (Gumbel-ST)
+ gumbel-    gates as ``gumbel``, wires as ``st`` (noise on the gate choices only, as in the
+  gates     paper, whose wiring is fixed)
  cage       onehot(argmax z)                softmax(z / s)       (confidence-adaptive)
 =========  ==============================  ==========================================
 
 ``gumbel``: Mind the Gap (Yousefi et al. 2025, arXiv:2506.07500): ``g ~ Gumbel(0, 1)`` drawn per
 neuron (or gate input) and per step, shared by the batch; the forward samples a choice from
-``softmax(z)`` and the backward is the Gumbel-softmax relaxation of that sample.
+``softmax(z)`` and the backward is the Gumbel-softmax relaxation of that sample. Learned wires
+start with equal logits, so ``gumbel`` first reads a uniformly random candidate per input at
+every step; ``gumbel-gates`` keeps the noise on the gates alone.
 
 ``cage``: hard forward with a backward temperature adapted to the choice's confidence, after
 CAGE (Kim 2026, arXiv:2603.14157: "align forward, adapt backward"). The rule here is our reading
@@ -132,6 +136,7 @@ FORWARDS: dict[str, Forward] = {
     "st": Forward(lambda w: param_coeffs(w, "st"), _select_st),
     "gumbel": Forward(lambda w: _gate_coeffs_sampled(w, "gumbel"), _select_gumbel, True),
     "cage": Forward(lambda w: _gate_coeffs_sampled(w, "cage"), _select_cage),
+    "gumbel-gates": Forward(lambda w: _gate_coeffs_sampled(w, "gumbel"), _select_st, True),
 }
 MODES = tuple(FORWARDS)
 TRAINING_FORWARDS = tuple(k for k, f in FORWARDS.items() if f.trains)
