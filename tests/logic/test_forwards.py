@@ -133,3 +133,22 @@ def test_every_mode_fast_and_reference_agree(cls, gate_param, mode):
         assert torch.allclose(got, want, atol=1e-5)
     if mode in ("st", "cage"):  # without noise, the forward is the discrete layer's
         assert torch.allclose(out["fast"][0], layers["fast"](x0, "hard"), atol=1e-6)
+
+
+@pytest.mark.parametrize("mode", ["st", "cage"])
+def test_st_sends_the_soft_input_gradient_to_every_candidate_the_others_to_the_chosen(mode):
+    """``st`` keeps the form its recipes trained with (``x[a] + xa_soft - xa_soft.detach()``):
+    unchosen candidates get input gradient; the fused modes give it to the chosen wire alone."""
+    layer = LearnedLogicDense(30, 6, 4, seed=0)
+    with torch.no_grad():
+        layer.conn_a.normal_(0, 1)
+        layer.conn_b.normal_(0, 1)
+    x = torch.rand(30, 5, requires_grad=True)
+    (grad,) = torch.autograd.grad(layer(x, mode).sum(), [x])
+    a, b = layer.wiring()
+    chosen = torch.zeros(30, dtype=torch.bool)
+    chosen[a], chosen[b] = True, True
+    candidates = torch.zeros(30, dtype=torch.bool)
+    candidates[layer.cand_a.flatten()], candidates[layer.cand_b.flatten()] = True, True
+    reaches_unchosen = bool(grad[candidates & ~chosen].abs().sum() > 0)
+    assert reaches_unchosen == get_forward(mode).soft_wire_inputs

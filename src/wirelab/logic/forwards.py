@@ -122,18 +122,22 @@ def _select_cage(logits: torch.Tensor, tau: float) -> Selection:
 class Forward:
     """One forward mode: gate coefficients from gate weights ``(..., 16 | 4)`` -> ``(..., 4)``;
     a connection selection ``(logits (n, K), T)`` -> (hard index or None, probabilities);
-    whether it draws noise; whether ``--forward`` may train with it."""
+    whether it draws noise; whether ``--forward`` may train with it; whether a learned wire's
+    straight-through sends the soft selection's gradient to every candidate's input (``st``, as
+    the recipes trained with it did: ``x[a] + (xa_soft - xa_soft.detach())``) or to the chosen
+    wire alone (the fused ``onehot + (p - p.detach())`` form)."""
 
     coeffs: Callable[[torch.Tensor], torch.Tensor]
     select: Callable[[torch.Tensor, float], Selection]
     stochastic: bool = False
     trains: bool = True
+    soft_wire_inputs: bool = False  # learned wires: every candidate's input gets the soft gradient
 
 
 FORWARDS: dict[str, Forward] = {
     "soft": Forward(lambda w: param_coeffs(w, "soft"), _select_soft),
     "hard": Forward(lambda w: param_coeffs(w, "hard"), _select_st, trains=False),
-    "st": Forward(lambda w: param_coeffs(w, "st"), _select_st),
+    "st": Forward(lambda w: param_coeffs(w, "st"), _select_st, soft_wire_inputs=True),
     "gumbel": Forward(lambda w: _gate_coeffs_sampled(w, "gumbel"), _select_gumbel, True),
     "cage": Forward(lambda w: _gate_coeffs_sampled(w, "cage"), _select_cage),
     "gumbel-gates": Forward(lambda w: _gate_coeffs_sampled(w, "gumbel"), _select_st, True),

@@ -151,6 +151,19 @@ class LearnedLogicDense(nn.Module):
             out.append(p)
         return out[0], out[1]
 
+    def _forward_soft_wires(self, x: torch.Tensor, mode: str) -> torch.Tensor:
+        """Straight-through with the soft selection's gradient to every candidate input:
+        ``xa = x[a] + (xa_soft - xa_soft.detach())`` (same for ``xb``); no fused kernel."""
+        select = select_reference if self.impl == "reference" else select_fast
+        pa, pb = self.probabilities()
+        a, b = self.wiring()
+        xa, xb = select(x, self.cand_a, pa), select(x, self.cand_b, pb)
+        xa = x[a] + (xa - xa.detach())
+        xb = x[b] + (xb - xb.detach())
+        if self.impl == "reference":
+            return reference_gate(xa, xb, self.weight, mode)
+        return gate_poly(xa, xb, coeffs_for(self.weight, mode))  # (out, B)
+
     def forward(self, x: torch.Tensor, mode: str = "soft") -> torch.Tensor:
         if x.shape[0] != self.in_features:
             raise UsageError(f"expected {self.in_features} input rows, got {x.shape[0]}")
@@ -158,6 +171,8 @@ class LearnedLogicDense(nn.Module):
         if mode == "hard":  # exactly the discrete layer
             a, b = self.wiring()
             return gather_gate(x, a, b, coeffs_for(self.weight, "hard"))
+        if get_forward(mode).soft_wire_inputs:
+            return self._forward_soft_wires(x, mode)
         pa, pb = self._weights(mode)  # noise, when the mode draws any: a, b, then the gates
         c = coeffs_for(self.weight, mode)
         if self.impl == "fast" and numba_ok(x):
