@@ -125,10 +125,9 @@ class ProcessPool(Pool):
                 wait([w.conn for w in busy] + [w.proc.sentinel for w in busy])
                 for k, w in enumerate(workers):
                     result = self._collect(w, jobs)
-                    if result is None:
-                        if w.job is not None and not w.proc.is_alive():
-                            workers[k] = self._replace(w, ctx, env, shared)
-                            result = self._lost(w, jobs, queue)  # w: the dead one
+                    if result is None and w.job is not None and not w.proc.is_alive():
+                        workers[k] = self._replace(w, ctx, env, shared)
+                        result = self._lost(w, jobs, queue)  # w: the dead one
                     if result is not None:
                         yield result
         finally:

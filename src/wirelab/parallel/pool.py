@@ -11,7 +11,7 @@ processes, drive them.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor
 from concurrent.futures import wait as wait_futures
 from dataclasses import dataclass
@@ -41,8 +41,13 @@ class Pool:
 
 
 class ThreadPool(Pool):
-    """``workers`` threads in this process, for jobs that wait on their own subprocesses (which
-    the jobs stop themselves); a job that raises is reported, not retried."""
+    """``workers`` threads in this process, for jobs that wait on their own subprocesses; a job
+    that raises is reported, not retried. ``stop`` (called first when the run ends, however it
+    ends) stops those subprocesses, so that the threads can then be joined."""
+
+    def __init__(self, *, workers: int, stop: Callable[[], None] | None = None) -> None:
+        super().__init__(workers=workers)
+        self.stop = stop
 
     def run(self, jobs: list[Job], shared: Any = None) -> Iterator[JobResult]:
         pool = ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="job")
@@ -62,6 +67,8 @@ class ThreadPool(Pool):
                     else:
                         yield JobResult(i, jobs[i].key, None, *reversed(error_line(exc)))
         finally:
+            if self.stop is not None:
+                self.stop()
             pool.shutdown(wait=True, cancel_futures=True)
 
 
@@ -103,4 +110,6 @@ class ExecOptions:
         self.validate()
         cls = POOLS.get(self.backend)
         workers = max(1, min(self.n_workers, n_jobs))
-        return cls(workers=workers, threads=self.threads, retries=self.retries, address=self.address)
+        return cls(
+            workers=workers, threads=self.threads, retries=self.retries, address=self.address
+        )
