@@ -6,7 +6,7 @@ together (`tasks.run_plans`: one sparse product per step for all of them). Jobs 
 `wirelab.parallel` (`wirelab.reservoir.experiment.run`), each worker given the resolved experiment
 once (nothing is loaded again). The output (`summarise`) is a tidy table (``results``: model, null,
 alpha, task, metric, value; one row group per `tasks.Metric` of every task) and a `stats.summarize`
-summary per metric label. """
+summary per metric label."""
 
 from __future__ import annotations
 
