@@ -2,11 +2,11 @@
 
 ``ray.init(address)`` joins a running cluster (``ray start --head`` on one machine, ``ray start
 --address HEAD:PORT`` on the others; docs/scale.md), or with no address starts a local one with
-``workers * threads`` CPUs. Each job is a task reserving ``threads`` CPUs; the shared object is
-put in Ray's object store once. Retry policy as everywhere (`wirelab.parallel.jobs`): Ray re-runs
-a task whose worker or node died (``max_retries``), and does not re-run a task that raised.
-Leaving the generator early cancels the tasks still pending or running (``ray.cancel(force=True)``)
-and, when Ray was started here, shuts it down.
+``workers * threads`` CPUs. Each job is a task reserving ``threads`` CPUs; the shared object is put
+in Ray's object store once (pickled: see `_task`). Retry policy as everywhere
+(`wirelab.parallel.jobs`): Ray re-runs a task whose worker or node died (``max_retries``), and does
+not re-run a task that raised. Leaving the generator early cancels the tasks still pending or
+running (``ray.cancel(force=True)``) and, when Ray was started here, shuts it down.
 
 The workers import wirelab: a cluster's nodes need the same wirelab and Python (a fly study runs
 in the fly environment, Python 3.12, so its cluster is started from that environment).
@@ -15,6 +15,7 @@ in the fly environment, Python 3.12, so its cluster is started from that environ
 from __future__ import annotations
 
 import contextlib
+import pickle
 import sys
 from collections.abc import Iterator
 from typing import Any
@@ -63,8 +64,11 @@ def init_ray(ray: Any, address: str | None, cpus: int) -> None:
         ) from None
 
 
-def _task(fn: Any, shared: Any, args: tuple[Any, ...]) -> Any:
-    return call(fn, shared, args)
+def _task(job: bytes, shared: bytes) -> bytes:
+    """One job on a Ray worker. Job, shared object and value travel pickled: Ray's zero-copy
+    arrays are read-only, and the studies' code may write to its arrays, as it does locally."""
+    fn, args = pickle.loads(job)
+    return pickle.dumps(call(fn, pickle.loads(shared), args))
 
 
 class RayPool(Pool):
@@ -78,8 +82,11 @@ class RayPool(Pool):
         refs: dict[Any, int] = {}
         try:
             remote = ray.remote(num_cpus=self.threads, max_retries=self.retries)(_task)
-            shared_ref = None if shared is None else ray.put(shared)
-            refs = {remote.remote(j.fn, shared_ref, j.args): i for i, j in enumerate(jobs)}
+            shared_ref = ray.put(pickle.dumps(shared))
+            refs = {
+                remote.remote(pickle.dumps((j.fn, j.args)), shared_ref): i
+                for i, j in enumerate(jobs)
+            }
             while refs:
                 (ref,), _ = ray.wait(list(refs), num_returns=1)
                 index = refs.pop(ref)
@@ -93,7 +100,7 @@ class RayPool(Pool):
 
     def _result(self, ray: Any, ref: Any, index: int, job: Job) -> JobResult:
         try:
-            return JobResult(index, job.key, ray.get(ref))
+            return JobResult(index, job.key, pickle.loads(ray.get(ref)))
         except ray.exceptions.RayTaskError as exc:  # the job raised: its own exception
             cause = getattr(exc, "cause", None) or exc
             cls, line = error_line(cause)
