@@ -11,6 +11,7 @@ processes, drive them.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor
 from concurrent.futures import wait as wait_futures
@@ -57,19 +58,25 @@ class ThreadPool(Pool):
             while queue or pending:
                 while queue and len(pending) < self.workers:
                     i = queue.pop()
-                    pending[pool.submit(call, jobs[i].fn, shared, jobs[i].args)] = i
+                    pending[pool.submit(_timed, jobs[i].fn, shared, jobs[i].args)] = i
                 done, _ = wait_futures(pending, return_when=FIRST_COMPLETED)
                 for fut in done:
                     i = pending.pop(fut)
                     exc = fut.exception()
                     if exc is None:
-                        yield JobResult(i, jobs[i].key, fut.result())
+                        value, seconds = fut.result()
+                        yield JobResult(i, jobs[i].key, value, seconds=seconds)
                     else:
                         yield JobResult(i, jobs[i].key, None, *reversed(error_line(exc)))
         finally:
             if self.stop is not None:
                 self.stop()
             pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _timed(fn: Callable[..., Any], shared: Any, args: tuple[Any, ...]) -> tuple[Any, float]:
+    t0 = time.perf_counter()
+    return call(fn, shared, args), time.perf_counter() - t0
 
 
 POOLS = Registry[type[Pool]]("executor back end")

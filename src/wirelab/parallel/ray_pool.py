@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import pickle
 import sys
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -67,8 +68,10 @@ def init_ray(ray: Any, address: str | None, cpus: int) -> None:
 def _task(job: bytes, shared: bytes) -> bytes:
     """One job on a Ray worker. Job, shared object and value travel pickled: Ray's zero-copy
     arrays are read-only, and the studies' code may write to its arrays, as it does locally."""
+    t0 = time.perf_counter()
     fn, args = pickle.loads(job)
-    return pickle.dumps(call(fn, pickle.loads(shared), args))
+    value = call(fn, pickle.loads(shared), args)
+    return pickle.dumps((value, time.perf_counter() - t0))
 
 
 class RayPool(Pool):
@@ -100,7 +103,8 @@ class RayPool(Pool):
 
     def _result(self, ray: Any, ref: Any, index: int, job: Job) -> JobResult:
         try:
-            return JobResult(index, job.key, pickle.loads(ray.get(ref)))
+            value, seconds = pickle.loads(ray.get(ref))
+            return JobResult(index, job.key, value, seconds=seconds)
         except ray.exceptions.RayTaskError as exc:  # the job raised: its own exception
             cause = getattr(exc, "cause", None) or exc
             cls, line = error_line(cause)
