@@ -35,6 +35,7 @@ def ray_here() -> Iterator[None]:
     started = not ray.is_initialized()
     if started:
         ray.init(
+            address="local",
             num_cpus=2,
             include_dashboard=False,
             log_to_driver=False,

@@ -1,9 +1,9 @@
 """What an executor runs and what it hands back: `Job`, `JobResult`, the retry policy, workers.
 
-A job is a module-level function and its arguments (pickled by reference, so that it can run in
-another process or on another machine); a study that sends every job the same large object (a
-resolved experiment, a connectome) gives it once as ``shared`` and its function is then called
-``fn(shared, *args)``, else ``fn(*args)``.
+A job is a module-level function of an importable module (not ``__main__``) and its arguments
+(pickled by reference, so that it can run in another process or on another machine); a study that
+sends every job the same large object (a resolved experiment, a connectome) gives it once as
+``shared`` and its function is then called ``fn(shared, *args)``, else ``fn(*args)``.
 
 Retry policy (one for every back end): a job whose *worker was lost* (the process died: killed for
 memory, a crash; on Ray a node lost) is run again, at most ``retries`` more times; a job that

@@ -47,7 +47,8 @@ def init_ray(ray: Any, address: str | None, cpus: int) -> None:
     }
     if address:
         kwargs["address"] = address
-    else:
+    else:  # "local": a new instance here, never a cluster that happens to run on this machine
+        kwargs["address"] = "local"
         kwargs["num_cpus"] = cpus
         kwargs["object_store_memory"] = 256 * 2**20
     try:
