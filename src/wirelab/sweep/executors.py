@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import ClassVar
 
 from wirelab.errors import UsageError
-from wirelab.parallel.jobs import Job
+from wirelab.parallel.jobs import Job, default_workers
 from wirelab.parallel.pool import ThreadPool
 from wirelab.registry import Registry
 from wirelab.sweep.procs import ProcessGroups
@@ -43,6 +43,16 @@ class Task:
     id: str
     argv: list[str]
     out: Path
+
+
+__all__ = [
+    "EXECUTORS",
+    "Executor",
+    "LocalExecutor",
+    "Task",
+    "default_workers",
+    "threads_per_worker",
+]
 
 
 def threads_per_worker(workers: int, cpus: int | None = None) -> int:
