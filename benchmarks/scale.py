@@ -31,17 +31,8 @@ import time
 from pathlib import Path
 
 STUDIES = {
-    "reservoir": [
-        "reservoir",
-        "run",
-        "--task",
-        "narma10",
-        "--nulls",
-        "4",
-        "--null-model",
-        "degree",
-    ],
-    "taxis": ["fly", "taxis", "--body", "kinematic"],
+    "reservoir": "reservoir run --task narma10 --quick --nulls 4 --null-model degree".split(),  # noqa: SIM905
+    "taxis": ["fly", "taxis", "--body", "kinematic", "--trials", "50", "--train-trials", "20"],
 }
 JOB_MODULES = {"reservoir": "wirelab.reservoir.jobs", "taxis": "wirelab.fly.taxis.jobs"}
 PREDICT = (1, 2, 8, 32, 128)
