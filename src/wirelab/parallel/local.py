@@ -25,7 +25,7 @@ import os
 import signal
 import time
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Generator
 from multiprocessing import get_context
 from multiprocessing.connection import Connection, wait
 from typing import Any
@@ -103,7 +103,7 @@ def _finish(workers: list[_Worker]) -> None:
 class ProcessPool(Pool):
     """``workers`` spawned processes (module docstring)."""
 
-    def run(self, jobs: list[Job], shared: Any = None) -> Iterator[JobResult]:
+    def run(self, jobs: list[Job], shared: Any = None) -> Generator[JobResult, None, None]:
         ctx = get_context("spawn")
         env = blas_env(self.threads)
         queue = deque((i, 1) for i in range(len(jobs)))
@@ -173,7 +173,7 @@ class ProcessPool(Pool):
 class InlinePool(Pool):
     """The jobs in order, in this process (BLAS capped at ``threads`` where threadpoolctl is)."""
 
-    def run(self, jobs: list[Job], shared: Any = None) -> Iterator[JobResult]:
+    def run(self, jobs: list[Job], shared: Any = None) -> Generator[JobResult, None, None]:
         for index, job in enumerate(jobs):
             t0 = time.perf_counter()
             with _thread_limit(self.threads):
@@ -197,7 +197,7 @@ def _thread_limit(threads: int) -> Any:
 class LocalPool(Pool):
     """``--backend local``: `InlinePool` for one worker, else `ProcessPool`."""
 
-    def run(self, jobs: list[Job], shared: Any = None) -> Iterator[JobResult]:
+    def run(self, jobs: list[Job], shared: Any = None) -> Generator[JobResult, None, None]:
         cls = InlinePool if self.workers == 1 else ProcessPool
         pool = cls(workers=self.workers, threads=self.threads, retries=self.retries)
         yield from pool.run(jobs, shared)

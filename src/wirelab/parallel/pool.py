@@ -12,7 +12,7 @@ processes, drive them.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor
 from concurrent.futures import wait as wait_futures
 from dataclasses import dataclass
@@ -37,7 +37,7 @@ class Pool:
     ) -> None:
         self.workers, self.threads, self.retries, self.address = workers, threads, retries, address
 
-    def run(self, jobs: list[Job], shared: Any = None) -> Iterator[JobResult]:
+    def run(self, jobs: list[Job], shared: Any = None) -> Generator[JobResult, None, None]:
         raise NotImplementedError
 
 
@@ -50,7 +50,7 @@ class ThreadPool(Pool):
         super().__init__(workers=workers)
         self.stop = stop
 
-    def run(self, jobs: list[Job], shared: Any = None) -> Iterator[JobResult]:
+    def run(self, jobs: list[Job], shared: Any = None) -> Generator[JobResult, None, None]:
         pool = ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="job")
         try:
             pending: dict[Future[Any], int] = {}
@@ -67,7 +67,8 @@ class ThreadPool(Pool):
                         value, seconds = fut.result()
                         yield JobResult(i, jobs[i].key, value, seconds=seconds)
                     else:
-                        yield JobResult(i, jobs[i].key, None, *reversed(error_line(exc)))
+                        cls, line = error_line(exc)
+                        yield JobResult(i, jobs[i].key, None, line, cls)
         finally:
             if self.stop is not None:
                 self.stop()

@@ -18,7 +18,7 @@ import contextlib
 import pickle
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Generator
 from typing import Any
 
 from wirelab.errors import UsageError, WirelabError
@@ -78,7 +78,7 @@ def _task(job: bytes, shared: bytes) -> bytes:
 class RayPool(Pool):
     """Jobs as Ray tasks (module docstring)."""
 
-    def run(self, jobs: list[Job], shared: Any = None) -> Iterator[JobResult]:
+    def run(self, jobs: list[Job], shared: Any = None) -> Generator[JobResult, None, None]:
         ray = import_ray()
         started_here = not ray.is_initialized()
         if started_here:

@@ -21,7 +21,7 @@ and timestep). `save_trial` stores the trace's arrays (one fly: ``time`` ``(S,)`
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -132,7 +132,7 @@ def run_trials(
 
 
 def run_conditions(
-    conditions: dict[str, Sequence[TrialSpec]],
+    conditions: Mapping[str, Sequence[TrialSpec]],
     options: ExecOptions | None = None,
     store: Path | None = None,
     label: str = "taxis trials",
@@ -156,7 +156,8 @@ def run_conditions(
         c, k = todo[result.index]
         out[c][k] = result.value
         if store is not None:
-            save_trial(store, c, conditions[c][k].index, *result.value, keys[c][k])
+            trace, res = result.value
+            save_trial(store, c, conditions[c][k].index, trace, res, keys[c][k])
 
     jobs = [Job(f"{c} trial {conditions[c][k].index}", trial, (conditions[c][k],)) for c, k in todo]
     saved = sum(len(s) for s in conditions.values()) - len(todo)
