@@ -12,7 +12,7 @@ TORCH ?= torch==2.13.0
 EXTRAS ?= ml,fly-legacy,ray,celegans,parquet,dev
 FLY_VENV ?= .venv-fly
 FLY_BIN := $(FLY_VENV)/bin
-FLY_EXTRAS ?= fly,dev
+FLY_EXTRAS ?= fly,ray,dev
 comma := ,
 STAMP := $(VENV)/.installed-$(subst $(comma),-,$(EXTRAS))
 FLY_STAMP := $(FLY_VENV)/.installed-$(subst $(comma),-,$(FLY_EXTRAS))

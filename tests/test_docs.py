@@ -1,5 +1,5 @@
-"""Docs as tests for docs/reservoir.md, logic.md, report.md, fly.md, architecture.md and
-logic-circuits.md (docs/attention.md and docs/sweep.md have their own modules).
+"""Docs as tests for docs/reservoir.md, logic.md, report.md, fly.md, architecture.md,
+logic-circuits.md and scale.md (docs/attention.md and docs/sweep.md have their own modules).
 
 - every ```python block runs as written in a fresh interpreter, in a temporary directory, with
   ``WIRELAB_DATA_DIR`` set; a block whose first line is ``# doc-test: skip (REASON)`` (flygym,
@@ -21,7 +21,7 @@ import pytest
 from tests.attention.test_docs import run_snippet
 
 REPO = Path(__file__).resolve().parents[1]
-DOCS = ["reservoir", "logic", "report", "fly", "architecture", "logic-circuits"]
+DOCS = ["reservoir", "logic", "report", "fly", "architecture", "logic-circuits", "scale"]
 SKIP = re.compile(r"^\s*#\s*doc-test:\s*skip\s*\((?P<why>[^)]*)\)", re.M)
 FENCE = re.compile(r"^```(?P<lang>[\w-]*)\n(?P<body>.*?)^```", re.M | re.S)
 MACHINE = re.compile(r"(?<![\w.])(/work/|/home/|/Users/|/tmp/|\.\./shared)")

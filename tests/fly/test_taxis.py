@@ -14,7 +14,7 @@ from wirelab.errors import UsageError
 from wirelab.fly.bodies.kinematic import KinematicBody
 from wirelab.fly.controller import ControllerConfig
 from wirelab.fly.loop import Trace
-from wirelab.fly.taxis.study import run_study
+from wirelab.fly.taxis.study import TaxisStudyConfig, run_study
 from wirelab.fly.taxis.task import (
     TaxisConfig,
     deploy,
@@ -25,6 +25,7 @@ from wirelab.fly.taxis.task import (
     teacher,
     wilson,
 )
+from wirelab.parallel import ExecOptions
 
 
 def test_teacher_turns_toward_the_stronger_side() -> None:
@@ -88,7 +89,8 @@ def test_bad_taxis_config_is_a_usage_error() -> None:
 def test_taxis_pipeline_trains_and_deploys_on_the_kinematic_body(larva: Connectome) -> None:
     cfg = TaxisConfig(trials=6, train_trials=4, time_limit=1.5, start_distance=(4.0, 6.0))
     ctrl = ControllerConfig(modality="olfactory", update_steps=100)
-    rows, traces = run_study(larva, ctrl, cfg, n_nulls=0, mirror=False)
+    config = TaxisStudyConfig(taxis=cfg, controller=ctrl, nulls=0, mirror=False)
+    rows, traces = run_study(larva, config, show=False)
     names = [r["condition"] for r in rows]
     assert names == ["teacher", "constant", "random", "connectome", "input-only"]
     conn = rows[-1]
@@ -113,7 +115,7 @@ def test_saved_taxis_trials_are_reused_and_a_changed_readout_reruns(
     spec = lambda i, m: TrialSpec(i, "input-only", "connectome", cfg, ctrl, m, "kinematic")  # noqa: E731
     specs = [spec(i, lin) for i in range(3)]
     store = tmp_path / "trials"
-    tr, res = run_trials(specs, workers=1, store=store, condition="input-only")
+    tr, res = run_trials(specs, ExecOptions(workers=1), store=store, condition="input-only")
     assert sorted(p.name for p in store.iterdir()) == [f"input-only_{i}.npz" for i in range(3)]
 
     ran: list[int] = []
@@ -124,14 +126,14 @@ def test_saved_taxis_trials_are_reused_and_a_changed_readout_reruns(
         return real(s)
 
     monkeypatch.setattr(taxis_trials, "trial", counted)
-    tr2, res2 = run_trials(specs, workers=1, store=store, condition="input-only")
+    tr2, res2 = run_trials(specs, ExecOptions(workers=1), store=store, condition="input-only")
     assert ran == [] and res2 == res
     assert np.array_equal(tr2.position, tr.position) and np.array_equal(tr2.dn, tr.dn, True)
 
     (store / "input-only_1.npz").write_bytes(b"not a zip")
     other = LinearMapping(weight=lin.weight * 2, bias=lin.bias)
     changed = [specs[0], specs[1], spec(2, other)]
-    run_trials(changed, workers=1, store=store, condition="input-only")
+    run_trials(changed, ExecOptions(workers=1), store=store, condition="input-only")
     assert ran == [1, 2]
 
 

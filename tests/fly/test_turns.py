@@ -14,6 +14,7 @@ from tests.clirun import wirelab
 from tests.conftest import requires_larva
 from wirelab.fly.controller import ConnectomeController, ControllerConfig
 from wirelab.fly.mapping import FixedMapping, baseline_input
+from wirelab.parallel import ExecOptions
 
 
 def test_baseline_inputs() -> None:
@@ -114,7 +115,7 @@ def test_a_taxis_trial_stops_at_the_source() -> None:
         TrialSpec(i, "teacher", "connectome", cfg, ControllerConfig(), None, body="kinematic")
         for i in range(2)
     ]
-    trace, res = run_trials(specs, workers=1)
+    trace, res = run_trials(specs, ExecOptions(workers=1))
     assert res["successes"] >= 1
     # a trial that reached the source stopped there instead of running to the 5 s limit
     assert res["simulated_s_mean"] < 5.0
@@ -145,7 +146,12 @@ def test_timestep_validation_compares_speed_and_yaw_rate(flygym_ok: None) -> Non
     from wirelab.fly.bodies.timestep import validate_timestep
 
     r = validate_timestep(
-        1e-4, grid=((1.2, 0.4),), duration=0.3, settle=0.1, workers=1, body="flygym1"
+        1e-4,
+        grid=((1.2, 0.4),),
+        duration=0.3,
+        settle=0.1,
+        options=ExecOptions(workers=1),
+        body="flygym1",
     )
     (row,) = r["rows"]
     assert r["ok"] and row["v_rel_error"] == 0 and row["omega_rel_error"] == 0

@@ -36,7 +36,11 @@ from wirelab.data.npzfile import read_npz, save_npz
 from wirelab.errors import UsageError
 from wirelab.results import ResultDir, experiment, read_json, refuse_finished_resume
 
-RESUMABLE = ("workers",)  # settings a resume may change: they do not change any result
+RESUMABLE = (
+    "workers",
+    "backend",
+    "address",
+)  # settings a resume may change: they do not change any result
 
 
 def _plain(x: Any) -> Any:

@@ -16,6 +16,7 @@ from wirelab.cli_options import SEED, finite_float, out_option
 from wirelab.errors import UsageError
 from wirelab.logic.circuit.cli import register
 from wirelab.logic.forwards import TRAINING_FORWARDS
+from wirelab.parallel.options import executor_options
 
 POSITIVE = finite_float(0.0, min_open=True)
 COUNT = click.IntRange(min=1)
@@ -216,12 +217,24 @@ def group() -> None:
     "--resume", is_flag=True, help="Continue the killed run in --out from its checkpoint."
 )
 @click.option("--quiet", is_flag=True, help="No progress bar.")
+@click.option(
+    "--seeds",
+    default=None,
+    help="Train once per seed, one job each: a count (3: seeds 0,1,2) or a list (0,4,7); "
+    "--out then holds seeds/seed-<s>/ and their mean and sd.",
+)
+@executor_options
 def train(**kw: Any) -> None:
     """Train a logic gate network; writes a result directory with discrete.json and metrics.json."""
     from wirelab.logic.train import run
 
     config = _config(kw)
     out: Path = kw["out"]
+    if kw["seeds"] is not None:
+        _train_seeds(config, kw)
+        return
+    if kw["workers"] or kw["backend"] != "local" or kw["address"]:
+        raise UsageError("--workers, --backend and --address apply to --seeds runs")
     m = run(config, out, overwrite=kw["overwrite"], resume=kw["resume"], quiet=kw["quiet"])
     click.echo(
         f"test accuracy: soft {m['accuracy_soft']:.4f}, discrete "
@@ -230,6 +243,26 @@ def train(**kw: Any) -> None:
     )
     if m.get("gap_warning"):
         click.echo(f"warning: {m['gap_warning']}", err=True)
+
+
+def _train_seeds(config: Any, kw: dict[str, Any]) -> None:
+    from wirelab.logic.seeds import parse_seeds, run
+    from wirelab.parallel import ExecOptions
+
+    if kw["resume"]:
+        raise UsageError("--resume does not apply to --seeds runs (rerun the seeds' command)")
+    seeds = parse_seeds(kw["seeds"])
+    options = ExecOptions(kw["backend"], kw["workers"], kw["address"])
+    m = run(config, seeds, kw["out"], options=options, overwrite=kw["overwrite"], quiet=kw["quiet"])
+    for r in m["runs"]:
+        click.echo(
+            f"seed {r['seed']}: soft {r['accuracy_soft']:.4f}, discrete "
+            f"{r['accuracy_discrete']:.4f}"
+        )
+    click.echo(
+        f"discrete accuracy {m['accuracy_discrete_mean']:.4f} +- {m['accuracy_discrete_sd']:.4f} "
+        f"(sd over {len(seeds)} seeds) -> {kw['out']}"
+    )
 
 
 register(group)

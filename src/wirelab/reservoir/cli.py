@@ -12,6 +12,7 @@ from rich.table import Table
 from wirelab.cli_options import FINITE_FLOAT, SEED, finite_float, out_option
 from wirelab.data.connectomes import CONNECTOME
 from wirelab.errors import UsageError
+from wirelab.parallel.options import executor_options
 from wirelab.registry import RegistryChoice
 from wirelab.reservoir import diagnostics, experiment
 from wirelab.reservoir.nulls import NULLS
@@ -138,13 +139,7 @@ CONNECTOME_OPTION = click.option(
     help="A constant, or random[:SCALE]: b_i ~ U[-SCALE, SCALE] per neuron, seeded.",
 )
 @click.option("--seed", type=SEED, default=0, show_default=True)
-@click.option(
-    "--workers",
-    type=click.IntRange(min=1),
-    default=2,
-    show_default=True,
-    help="Processes (one per core).",
-)
+@executor_options
 @click.option("--quick", is_flag=True, help="Shorter task sequences (for tours and tests).")
 @out_option()
 def run_cmd(
@@ -162,7 +157,9 @@ def run_cmd(
     input_scaling: float,
     bias: str,
     seed: int,
-    workers: int,
+    workers: int | None,
+    backend: str,
+    address: str | None,
     quick: bool,
     out: Path,
     overwrite: bool,
@@ -184,6 +181,8 @@ def run_cmd(
         bias=bias,
         seed=seed,
         workers=workers,
+        backend=backend,
+        address=address,
         quick=quick,
     )
     metrics = experiment.run(cfg, out, overwrite=overwrite)

@@ -3,7 +3,7 @@
 `resolve_experiment` checks every setting, loads the connectome (once), selects its edge types,
 resolves the normalisation (``normalize="auto"``: row for synapse counts, spectral for signed
 matrices) and the bias (its canonical form), the input and readout populations and the task
-entries, into a `ResolvedExperiment`: everything the jobs (`jobs.run_jobs`) need, handed to
+entries, into a `ResolvedExperiment`: everything the jobs (`jobs.run_job`) need, handed to
 them as it is (worker processes receive it once, nothing is loaded again). Anything wrong is a
 one-line `UsageError` before any work.
 """
@@ -18,6 +18,7 @@ import scipy.sparse as sp
 
 from wirelab.data.connectomes import Connectome, check_connectome_source, load_connectome
 from wirelab.errors import UsageError
+from wirelab.parallel import ExecOptions
 from wirelab.reservoir.nulls import DEFAULT_NULLS, NULLS
 from wirelab.reservoir.populations import parse_population
 from wirelab.reservoir.tasks import TASKS, Task
@@ -41,7 +42,9 @@ class ExperimentConfig:
     input_scaling: float = 0.3
     bias: float | str = "random:0.2"  # a number, or "random[:SCALE]" (`units.parse_bias`)
     seed: int = 0
-    workers: int = 2
+    workers: int | None = None  # None: the cores this process may use (`wirelab.parallel`)
+    backend: str = "local"
+    address: str | None = None
     quick: bool = False
     task_params: dict[str, dict[str, Any]] = field(default_factory=dict)
 
@@ -49,6 +52,10 @@ class ExperimentConfig:
         """Task keyword arguments: the task's quick sizes if ``quick``, then ``task_params``."""
         quick = TASKS.get(task).quick if self.quick else {}
         return {**quick, **self.task_params.get(task, {})}
+
+    def executor(self) -> ExecOptions:
+        """Where the jobs run: ``--backend``, ``--workers``, ``--address``."""
+        return ExecOptions(self.backend, self.workers, self.address)
 
     def validate(self) -> None:
         """A one-line `UsageError` for any bad setting (nothing is loaded)."""
@@ -61,8 +68,9 @@ class ExperimentConfig:
         bad = [m for m in self.null_models if m not in NULLS]
         if bad:
             raise UsageError(f"null models must be among {', '.join(NULLS.names())}, got {bad}")
-        if self.nulls < 0 or self.workers < 1:
-            raise UsageError("nulls must be >= 0 and workers >= 1")
+        if self.nulls < 0:
+            raise UsageError("nulls must be >= 0")
+        self.executor().validate()
         if not 0 <= self.seed < 2**32:
             raise UsageError(f"seed must be in [0, 2**32 - 1], got {self.seed}")
         if not self.alphas or not all(np.isfinite(a) for a in self.alphas):

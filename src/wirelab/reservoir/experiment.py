@@ -1,14 +1,15 @@
 """A connectome-vs-nulls experiment: every task, every gain, the connectome and N nulls.
 
 `run` is the experiment of ``wirelab reservoir run`` (and of the tour's reservoir step): an
-`ExperimentConfig` in, a result directory out (config.json, score_vs_alpha.png, metrics.json).
-It resolves the configuration once (`config.resolve_experiment`: every setting checked, the
-connectome loaded, its edge types selected, the normalisation and bias resolved, the input and
-readout populations and the task entries looked up) into a `config.ResolvedExperiment`, before
-the result directory exists, and hands that to the jobs (`jobs.run_jobs`: one per network, the
-connectome or null ``i`` of a null model, every task at every gain together). config.json holds the
-resolved configuration (``normalize="auto"`` replaced by the normalisation used, the bias in its
-canonical form), so ``ExperimentConfig(**config["config"])`` repeats the run.
+`ExperimentConfig` in, a result directory out (config.json, score_vs_alpha.png, metrics.json). It
+resolves the configuration once (`config.resolve_experiment`: every setting checked, the connectome
+loaded, its edge types selected, the normalisation and bias resolved, the input and readout
+populations and the task entries looked up) into a `config.ResolvedExperiment`, before the result
+directory exists, and hands that to the jobs (`jobs.run_job`: one per network, the connectome or
+null ``i`` of a null model, every task at every gain together), run by the executor of every study
+(`wirelab.parallel`: ``--backend``, ``--workers``, ``--address``). config.json holds the resolved
+configuration (``normalize="auto"`` replaced by the normalisation used, the bias in its canonical
+form), so ``ExperimentConfig(**config["config"])`` repeats the run.
 
 Defaults (measured in docs/reservoir.md, "Choosing the defaults"): every neuron read out
 (``outputs="all"``), a random per-neuron bias ``b_i ~ U[-0.2, 0.2]`` (``bias="random:0.2"``),
@@ -25,15 +26,15 @@ from typing import Any
 
 import numpy as np
 
+from wirelab.parallel import Job, map_jobs
 from wirelab.plotting import pyplot
-from wirelab.progress import progress_bar
 from wirelab.reservoir.config import (
     ExperimentConfig,
     ResolvedExperiment,
     resolve,
     resolve_experiment,
 )
-from wirelab.reservoir.jobs import run_jobs
+from wirelab.reservoir.jobs import run_job, summarise
 from wirelab.reservoir.nulls import NULLS
 from wirelab.reservoir.tasks import metric_of
 from wirelab.results import experiment
@@ -51,19 +52,20 @@ __all__ = [
 def run(
     cfg: ExperimentConfig, out: Path, *, overwrite: bool = False, show_progress: bool = True
 ) -> dict[str, Any]:
-    """Resolve ``cfg`` once, score every network (`jobs.run_jobs`) into the result directory
-    ``out``.
+    """Resolve ``cfg`` once, score every network (`jobs.run_job`, through `wirelab.parallel`
+    with the resolved experiment shared by every job) into the result directory ``out``.
 
     Writes config.json first, then score_vs_alpha.png and metrics.json (the metrics of
-    `jobs.run_jobs` plus ``wall_seconds`` and ``population_sizes``); returns the metrics as
+    `jobs.summarise` plus ``wall_seconds`` and ``population_sizes``); returns the metrics as
     written. A bad configuration or population is a `UsageError` before ``out`` is created.
     """
     exp = resolve_experiment(cfg)
     config = asdict(exp.config)
     with experiment(out, command="wirelab reservoir run", config=config, overwrite=overwrite) as rd:
         t0 = time.perf_counter()
-        with progress_bar("networks", total=len(exp.jobs()), show=show_progress) as bar:
-            metrics = run_jobs(exp, lambda done, total, what: bar.update(done))
+        jobs = [Job(f"{model} {index}", run_job, (model, index)) for model, index in exp.jobs()]
+        results = map_jobs(jobs, cfg.executor(), shared=exp, label="networks", show=show_progress)
+        metrics = summarise(results, exp.config.null_models)
         metrics["wall_seconds"] = time.perf_counter() - t0
         metrics["population_sizes"] = exp.population_sizes
         rd.save_figure(plot_scores(metrics), "score_vs_alpha")

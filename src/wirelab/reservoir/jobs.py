@@ -1,21 +1,16 @@
 """The jobs of a `ResolvedExperiment`: one per network, every task at every gain together.
 
-One job per network (the connectome, or null ``i`` of a null model built with seed
-``seed + 1 + i``); each job normalises its matrix as the connectome's was, then runs every task
-at every gain together (`tasks.run_plans`: one sparse product per step for all of them). Jobs
-run in ``workers`` processes, each given the resolved experiment once (nothing is loaded
-again). The output is a tidy table (``results``: model, null, alpha, task, metric, value; one
-row group per `tasks.Metric` of every task) and a `stats.summarize` summary per metric label.
-"""
+One job per network (the connectome, or null ``i`` of a null model built with seed ``seed + 1 +
+i``); each job normalises its matrix as the connectome's was, then runs every task at every gain
+together (`tasks.run_plans`: one sparse product per step for all of them). Jobs run through
+`wirelab.parallel` (`wirelab.reservoir.experiment.run`), each worker given the resolved experiment
+once (nothing is loaded again). The output (`summarise`) is a tidy table (``results``: model, null,
+alpha, task, metric, value; one row group per `tasks.Metric` of every task) and a `stats.summarize`
+summary per metric label."""
 
 from __future__ import annotations
 
-import contextlib
-import multiprocessing
-import os
 import time
-from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from typing import Any
 
 import numpy as np
@@ -26,18 +21,6 @@ from wirelab.reservoir.nulls import NULLS, make_null, match_radius
 from wirelab.reservoir.stats import summarize
 from wirelab.reservoir.tasks import Setup, Task, TaskResult, run_plans
 from wirelab.reservoir.weights import normalize, spectral_radius
-
-Progress = Callable[[int, int, str], None]  # (done, total, what)
-_BLAS_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
-
-
-def _one_blas_thread() -> Any:
-    """Limit BLAS to one thread in this process when threadpoolctl is installed."""
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:  # pragma: no cover
-        return contextlib.nullcontext()
-    return threadpool_limits(1)
 
 
 def network_weights(exp: ResolvedExperiment, model: str, index: int) -> sp.csr_matrix:
@@ -113,63 +96,6 @@ def _collect(
     hib = {label: metric.higher_is_better for label, metric in task.labelled(name)}
     extras.setdefault("higher_is_better", {}).update(hib)
     return rows
-
-
-_worker_experiment: ResolvedExperiment | None = None  # set once in each worker process
-
-
-def _start_worker(exp: ResolvedExperiment) -> None:
-    global _worker_experiment
-    _worker_experiment = exp
-
-
-def _worker_job(model: str, index: int) -> dict[str, Any]:
-    assert _worker_experiment is not None
-    return run_job(_worker_experiment, model, index)
-
-
-def _in_processes(
-    exp: ResolvedExperiment, todo: list[tuple[str, int]], workers: int, progress: Progress | None
-) -> list[dict[str, Any]]:
-    """The jobs in ``workers`` fresh (spawned) processes, each sent ``exp`` once, with one BLAS
-    thread each (a multi-threaded BLAS in every worker oversubscribes the cores)."""
-    results = []
-    saved = {k: os.environ.get(k) for k in _BLAS_VARS}
-    os.environ.update({k: "1" for k in _BLAS_VARS})
-    try:
-        ctx = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(
-            workers, mp_context=ctx, initializer=_start_worker, initargs=(exp,)
-        ) as pool:
-            futs = {pool.submit(_worker_job, m, i): (m, i) for m, i in todo}
-            for done, fut in enumerate(as_completed(futs)):
-                results.append(fut.result())
-                if progress:
-                    progress(done + 1, len(todo), "{} {}".format(*futs[fut]))
-    finally:
-        for var, old in saved.items():
-            if old is None:
-                os.environ.pop(var, None)
-            else:
-                os.environ[var] = old
-    return results
-
-
-def run_jobs(exp: ResolvedExperiment, progress: Progress | None = None) -> dict[str, Any]:
-    """Run every job in ``exp.config.workers`` processes and summarise (the metrics of
-    metrics.json but the wall time and population sizes); ``progress(done, total, what)``."""
-    todo = exp.jobs()
-    workers = min(exp.config.workers, len(todo))
-    if workers > 1:
-        results = _in_processes(exp, todo, workers, progress)
-    else:
-        results = []
-        with _one_blas_thread():
-            for i, (model, idx) in enumerate(todo):
-                results.append(run_job(exp, model, idx))
-                if progress:
-                    progress(i + 1, len(todo), f"{model} {idx}")
-    return summarise(results, exp.config.null_models)
 
 
 def summarise(results: list[dict[str, Any]], null_models: list[str]) -> dict[str, Any]:

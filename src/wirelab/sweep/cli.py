@@ -37,10 +37,9 @@ from wirelab.sweep.grid import DEFAULT_MAX_POINTS
 @click.option("--address", default=None, help="Ray cluster address (ray backend); none: start one.")
 @click.option(
     "--workers",
-    type=click.IntRange(1, 1024),
-    default=2,
-    show_default=True,
-    help="Points run at once.",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Points run at once [default: the cores this process may use].",
 )
 @click.option(
     "--threads",
@@ -76,7 +75,7 @@ def command(
     grid_file: Path,
     backend: str,
     address: str | None,
-    workers: int,
+    workers: int | None,
     threads: int | None,
     timeout: float | None,
     out: Path,

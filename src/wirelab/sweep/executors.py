@@ -5,12 +5,16 @@ point), ``retries``, ``timeout`` (seconds, finite and > 0, else a one-line `Usag
 ``address``, and its ``run(tasks)`` yields one `Outcome` per
 task as tasks finish; the driver (`wirelab.sweep.sweep`) writes them down.
 
-- ``local``: ``workers`` threads, each running one point's command as a subprocess whose thread
+Both run through the one executor of every study (`wirelab.parallel`): a point is a job.
+
+- ``local``: ``workers`` threads (`wirelab.parallel.pool.ThreadPool`: the job only waits on its
+  subprocess), each running one point's command as a subprocess whose thread
   pools (OpenMP, MKL, OpenBLAS, torch via ``OMP_NUM_THREADS``) are capped at
   ``threads`` (default ``cpus // workers``), so that the machine is not oversubscribed. Each
   subprocess is its own process group (`wirelab.sweep.procs`); when ``run`` is left early (an
   error, a signal, the generator closed) the running groups are killed before it returns.
-- ``ray`` (`wirelab.sweep.ray_executor`, imported only when chosen): tasks on a Ray cluster.
+- ``ray`` (`wirelab.sweep.ray_executor`, imported only when chosen): tasks on a Ray cluster
+  (`wirelab.parallel.ray_pool`).
 
 Adding an executor is one module with an `Executor` subclass plus one ``EXECUTORS.add`` line.
 """
@@ -20,12 +24,13 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Iterator
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
 from wirelab.errors import UsageError
+from wirelab.parallel.jobs import Job, default_workers
+from wirelab.parallel.pool import ThreadPool
 from wirelab.registry import Registry
 from wirelab.sweep.procs import ProcessGroups
 from wirelab.sweep.runner import Outcome, run_point
@@ -38,6 +43,16 @@ class Task:
     id: str
     argv: list[str]
     out: Path
+
+
+__all__ = [
+    "EXECUTORS",
+    "Executor",
+    "LocalExecutor",
+    "Task",
+    "default_workers",
+    "threads_per_worker",
+]
 
 
 def threads_per_worker(workers: int, cpus: int | None = None) -> int:
@@ -87,19 +102,13 @@ class LocalExecutor(Executor):
 
     def run(self, tasks: list[Task]) -> Iterator[Outcome]:
         cwd = os.getcwd()
-        pool = ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix="sweep")
+        jobs = [Job(t.id, self.run_one, (t, cwd)) for t in tasks]
+        results = ThreadPool(workers=self.workers, stop=self.groups.kill_all).run(jobs)
         try:
-            pending: set[Future[Outcome]] = set()
-            queue = list(reversed(tasks))
-            while queue or pending:
-                while queue and len(pending) < self.workers:
-                    pending.add(pool.submit(self.run_one, queue.pop(), cwd))
-                done, pending = wait(pending, return_when=FIRST_COMPLETED)
-                for fut in done:
-                    yield fut.result()
+            for r in results:
+                yield r.value if r.ok else Outcome(r.key, "failed", 1, r.seconds, r.error)
         finally:
-            self.groups.kill_all()  # nothing runs after a normal end; after an early exit, kill
-            pool.shutdown(wait=True, cancel_futures=True)
+            results.close()  # the pool kills the points' groups (``stop``), then joins threads
 
 
 EXECUTORS = Registry[type[Executor]]("sweep executor")

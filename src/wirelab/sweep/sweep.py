@@ -44,7 +44,7 @@ from wirelab.errors import UsageError
 from wirelab.progress import progress_bar
 from wirelab.results import experiment, read_json
 from wirelab.sweep.batch import Group, plan, point_metrics, split
-from wirelab.sweep.executors import EXECUTORS, Executor, Task, threads_per_worker
+from wirelab.sweep.executors import EXECUTORS, Executor, Task, default_workers, threads_per_worker
 from wirelab.sweep.grid import Grid, Point, display_argv
 from wirelab.sweep.procs import reap_stale
 from wirelab.sweep.results_table import (
@@ -194,7 +194,7 @@ def make_executor(
     if address and not cls.takes_address:
         with_address = [n for n in EXECUTORS.names() if EXECUTORS.get(n).takes_address]
         raise UsageError(f"--address only applies to --backend {' or '.join(with_address)}")
-    workers = workers or 2
+    workers = workers or default_workers()
     if workers < 1:
         raise UsageError("--workers must be at least 1")
     threads = threads or threads_per_worker(workers)

@@ -25,6 +25,7 @@ from wirelab.fly.bodies.calibration import (
     run,
 )
 from wirelab.fly.bodies.timestep import validate_timestep
+from wirelab.parallel import ExecOptions
 
 pytestmark = pytest.mark.fly
 
@@ -62,7 +63,9 @@ def test_flygym2_antennae_sit_ahead_of_the_thorax_left_and_right(flygym2_ok: Non
 
 
 def test_flygym2_timestep_check_against_itself_is_exact(flygym2_ok: None) -> None:
-    r = validate_timestep(1e-4, grid=((1.2, 0.4),), duration=0.3, settle=0.1, workers=1)
+    r = validate_timestep(
+        1e-4, grid=((1.2, 0.4),), duration=0.3, settle=0.1, options=ExecOptions(workers=1)
+    )
     (row,) = r["rows"]
     assert r["ok"] and r["body"] == "flygym"
     assert row["v_rel_error"] == 0 and row["omega_rel_error"] == 0

@@ -1,12 +1,13 @@
 """The fly bodies: one registry, read by the CLI's ``--body`` choices, the docs and validation.
 
 Adding a body is one new module in this package with a class following
-`wirelab.fly.bodies.base.Body` (``reset``, ``act(signal) -> Observation``, ``close`` and the
-class attributes ``name``, ``renders_video``, ``supports_batch``) plus one
-``BODIES.add`` line here (or ``BODIES.add(...)`` from anywhere, e.g. a test). Entries are lazy
-``"module:attr"`` strings, so MuJoCo and flygym are imported only when a flygym body is chosen.
-A body registered with ``environment="fly"`` runs in the fly environment (Python 3.12, flygym 2):
-an experiment typed in the main environment hands itself there (`wirelab.fly.envs`).
+`wirelab.fly.bodies.base.Body` (``reset``, ``act(signal) -> Observation``, ``close`` and the class
+attributes ``name``, ``renders_video``, ``supports_batch``) plus one ``BODIES.add`` line here (or
+``BODIES.add(...)`` from anywhere, e.g. a test). Entries are lazy ``"module:attr"`` strings, so
+MuJoCo and flygym are imported only when a flygym body is chosen. A body whose runs are large
+registers ``job_bytes`` (memory per worker process), read by `executor`. A body registered with
+``environment="fly"`` runs in the fly environment (Python 3.12, flygym 2): an experiment typed in
+the main environment hands itself there (`wirelab.fly.envs`).
 
 Besides the bodies, this package holds what belongs to them: `calibration` (the kinematic body's
 constants fitted to flygym runs, ``calibration.json``) and `timestep` (is a larger flygym
@@ -16,7 +17,13 @@ physics step good enough?), with their commands in `cli`.
 from __future__ import annotations
 
 from wirelab.fly.bodies.base import Body
+from wirelab.parallel import ExecOptions
+from wirelab.parallel.options import check_workers_memory
 from wirelab.registry import Registry
+
+# Memory of one worker process simulating a flygym fly (MuJoCo model, renderer, Python): the
+# ``job_bytes`` fact that `executor` checks ``--workers`` against (docs/scale.md).
+JOB_BYTES = 1.0e9
 
 BODIES: Registry[type[Body]] = Registry("fly body")
 BODIES.add(
@@ -29,11 +36,13 @@ BODIES.add(
     "wirelab.fly.bodies.flygym2:Flygym2Body",
     "NeuroMechFly on flygym 2 (MuJoCo 3.16, lean hybrid turning controller); video and viewer",
     environment="fly",
+    job_bytes=JOB_BYTES,
 )
 BODIES.add(
     "flygym1",
     "wirelab.fly.bodies.flygym1:FlygymBody",
     "NeuroMechFly on flygym 1.2.1 (legacy, kept one release to compare; the fly-legacy extra)",
+    job_bytes=JOB_BYTES,
 )
 
 
@@ -50,3 +59,14 @@ def make_body(name: str, **kwargs: object) -> Body:
 def renderers() -> list[str]:
     """Names of the bodies that can record a video or open a viewer."""
     return [n for n in BODIES.names() if body_class(n).renders_video]
+
+
+def executor(body: str, workers: int | None, backend: str, address: str | None) -> ExecOptions:
+    """Where a study's jobs run; with a body that registers ``job_bytes``, ``--workers`` is
+    checked against the memory available (`wirelab.parallel.options.check_workers_memory`)."""
+    job_bytes = BODIES.fact(body, "job_bytes")
+    options = ExecOptions(backend, workers, address)
+    options.validate()
+    if job_bytes and backend == "local":
+        workers = check_workers_memory(workers, float(job_bytes), body)
+    return ExecOptions(backend, workers, address)

@@ -17,6 +17,7 @@ import click
 from wirelab.cli_options import finite_float, out_option
 from wirelab.fly.bodies import BODIES
 from wirelab.fly.options import POSITIVE_SECONDS
+from wirelab.parallel.options import executor_options
 
 body_option = click.option(
     "--body",
@@ -69,9 +70,7 @@ def calibrate_cmd(
 @click.option("--duration", type=finite_float(0.3, 5.0), default=0.8, show_default=True)
 @click.option("--settle", type=finite_float(0.0, 1.0), default=0.2, show_default=True)
 @click.option("--tol", type=finite_float(0.0, 1.0, min_open=True), default=0.05, show_default=True)
-@click.option(
-    "--workers", type=click.IntRange(1, 2), default=2, show_default=True, help="Processes."
-)
+@executor_options
 @body_option
 @out_option(default="runs/fly/timestep")
 def timestep_cmd(
@@ -79,7 +78,9 @@ def timestep_cmd(
     duration: float,
     settle: float,
     tol: float,
-    workers: int,
+    workers: int | None,
+    backend: str,
+    address: str | None,
     body: str,
     out: Path,
     overwrite: bool,
@@ -87,7 +88,16 @@ def timestep_cmd(
     """Compare a flygym physics step with 1e-4 s on calibration drives (speed, yaw rate)."""
     from wirelab.fly.bodies.timestep import TimestepConfig, run
 
-    cfg = TimestepConfig(timestep, duration, settle, tol, workers=workers, body=body)
+    cfg = TimestepConfig(
+        timestep,
+        duration,
+        settle,
+        tol,
+        workers=workers,
+        backend=backend,
+        address=address,
+        body=body,
+    )
     r = run(cfg, out, overwrite=overwrite)
     for row in r["rows"]:
         click.echo(

@@ -8,7 +8,8 @@ step (same seed), and `wirelab.fly.bodies.calibration.measure_run` measures the 
     |v - v_ref| <= tol * |v_ref|     and     |omega - omega_ref| <= tol * max(|omega_ref|, w_min)
 
 ``w_min``, the largest reference yaw rate of the grid, is the scale for the straight drives,
-whose own reference yaw rate is about zero. Runs go to a process pool of at most two workers.
+whose own reference yaw rate is about zero. Every run is a job of the study executor
+(`wirelab.parallel`).
 `run` is decorated with `wirelab.fly.envs.in_fly_env`: typed in the main environment with a body
 of the fly environment, the whole validation runs there.
 """
@@ -17,15 +18,14 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass
-from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
 from wirelab.errors import UsageError
 from wirelab.fly.bodies.calibration import DEFAULT_BODY, check_body, measure_run
 from wirelab.fly.envs import in_fly_env
+from wirelab.parallel import ExecOptions, Job, map_jobs
 from wirelab.results import experiment
 
 VALIDATION_GRID: tuple[tuple[float, float], ...] = ((1.0, 1.0), (1.2, 0.4), (0.4, 1.2))
@@ -48,18 +48,16 @@ def validate_timestep(
     settle: float = 0.2,
     tol: float = 0.05,
     seed: int = 0,
-    workers: int = 2,
+    options: ExecOptions | None = None,
     body: str = DEFAULT_BODY,
+    show: bool = True,
 ) -> dict[str, Any]:
     """Per drive the reference and candidate ``v``/``omega``, their relative errors and ``ok``."""
     check_body(body)
     steps = (REFERENCE, timestep)
     jobs = [(l_, r_, duration, settle, seed, ts, body) for l_, r_ in grid for ts in steps]
-    if workers > 1:
-        with ProcessPoolExecutor(min(workers, 2), mp_context=get_context("spawn")) as pool:
-            res = list(pool.map(_measure, jobs))
-    else:
-        res = [_measure(j) for j in jobs]
+    named = [Job(f"[{j[0]:g}, {j[1]:g}] step {j[5]:g}", _measure, (j,)) for j in jobs]
+    res = map_jobs(named, options or ExecOptions(), label="timestep runs", show=show)
     ref, cand = res[0::2], res[1::2]
     w_min = max(abs(r["omega"]) for r in ref)
     rows = []
@@ -101,8 +99,16 @@ class TimestepConfig:
     settle: float = 0.2
     tol: float = 0.05
     seed: int = 0
-    workers: int = 2
+    workers: int | None = None
+    backend: str = "local"
+    address: str | None = None
     body: str = DEFAULT_BODY
+
+    def executor(self) -> ExecOptions:
+        """Where the runs go (``--workers`` checked against memory for a flygym body)."""
+        from wirelab.fly.bodies import executor
+
+        return executor(self.body, self.workers, self.backend, self.address)
 
     def validate(self) -> None:
         if not 1e-5 <= self.timestep <= 1e-3:
@@ -111,9 +117,8 @@ class TimestepConfig:
             raise UsageError("settle must be >= 0 and shorter than duration")
         if not 0.0 < self.tol <= 1.0:
             raise UsageError(f"tol must be in (0, 1], got {self.tol:g}")
-        if not 1 <= self.workers <= 2:
-            raise UsageError(f"workers must be 1 or 2, got {self.workers}")
         check_body(self.body)
+        self.executor()
 
 
 @in_fly_env
@@ -129,7 +134,7 @@ def run(cfg: TimestepConfig, out: Path, *, overwrite: bool = False) -> dict[str,
             settle=cfg.settle,
             tol=cfg.tol,
             seed=cfg.seed,
-            workers=cfg.workers,
+            options=cfg.executor(),
             body=cfg.body,
         )
         return rd.finish(r)

@@ -27,6 +27,7 @@ from wirelab.fly.options import (
     seed_option,
     timestep_option,
 )
+from wirelab.parallel.options import executor_options
 
 
 def _num(x: Any, spec: str) -> str:
@@ -144,6 +145,7 @@ def stimulate_cmd(
 )
 @seed_option
 @connectome_option
+@executor_options
 @out_option()
 def lateralization_cmd(
     modalities: str,
@@ -154,6 +156,9 @@ def lateralization_cmd(
     steps: int,
     seed: int,
     connectome: str,
+    workers: int | None,
+    backend: str,
+    address: str | None,
     out: Path,
     overwrite: bool,
 ) -> None:
@@ -175,6 +180,9 @@ def lateralization_cmd(
         steps=steps,
         seed=seed,
         connectome=connectome,
+        workers=workers,
+        backend=backend,
+        address=address,
     )
     m = run(config, out, overwrite=overwrite)
     for r in m["summary"]:

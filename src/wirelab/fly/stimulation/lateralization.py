@@ -12,13 +12,14 @@ response of a side is its mean activity over the last ``tail`` updates. Per repl
 The confidence interval of ``C`` is the 2.5-97.5 percentile over replicates. Every model (the
 connectome, degree-preserving nulls, the left-right mirrored connectome; each normalised ``row``
 and ``spectral``), every gain and every replicate advance together in one batched reservoir run
-(`wirelab.reservoir.Reservoir`: models are its M axis, gains x replicates its B axis).
+(`wirelab.reservoir.Reservoir`: models are its M axis, gains x replicates its B axis); each
+modality is one job of the study executor (`wirelab.parallel`: ``--workers``, ``--backend``).
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -30,7 +31,7 @@ from wirelab.data.connectomes import Connectome, load_connectome
 from wirelab.errors import UsageError
 from wirelab.fly.populations import input_neurons, modalities
 from wirelab.fly.stimulation.stimulate import lateralization_index
-from wirelab.progress import progress_bar
+from wirelab.parallel import ExecOptions, Job, map_jobs
 from wirelab.reservoir import Reservoir, Units, normalize
 from wirelab.results import experiment
 
@@ -92,6 +93,54 @@ def _li(dn: np.ndarray) -> np.ndarray:
     return np.divide(dn[..., 0] - dn[..., 1], total, out=np.zeros_like(total), where=total != 0)
 
 
+@dataclass(frozen=True)
+class Setup:
+    """What every modality's job shares: the connectome, the models and the grid."""
+
+    con: Connectome
+    models: Sequence[Model]
+    gains: Sequence[float]
+    n_boot: int = 200
+    steps: int = 20
+    seed: int = 0
+
+
+def modality_rows(setup: Setup, mod: str) -> list[dict[str, Any]]:
+    """The rows of modality ``mod``: one per gain x model (module docstring for the columns)."""
+    con, models, gains, n_boot = setup.con, setup.models, setup.gains, setup.n_boot
+    left = response(con, models, mod, "left", gains, n_boot, setup.steps, seed=setup.seed)
+    right = response(con, models, mod, "right", gains, n_boot, setup.steps, seed=setup.seed + 1)
+    li_l, li_r = _li(left), _li(right)  # (M, G, R)
+    c = (li_l - li_r) / 2
+    rows: list[dict[str, Any]] = []
+    for mi, m in enumerate(models):
+        for gi, g in enumerate(gains):
+            boot = c[mi, gi, 1:]
+            lo, hi = np.percentile(boot, [2.5, 97.5]) if n_boot else (np.nan, np.nan)
+            est = float(c[mi, gi, 0])
+            verdict = "ipsilateral" if lo > 0 else "contralateral" if hi < 0 else "undetermined"
+            rows.append(
+                {
+                    "modality": mod,
+                    "gain": float(g),
+                    "normalize": m.normalize,
+                    "model": m.name,
+                    "null": m.index,
+                    "n_inputs_left": int(len(input_neurons(con, mod, "left"))),
+                    "n_inputs_right": int(len(input_neurons(con, mod, "right"))),
+                    "li_left_stim": lateralization_index(*left[mi, gi, 0]),
+                    "li_right_stim": lateralization_index(*right[mi, gi, 0]),
+                    "dn_left_stim": [float(v) for v in left[mi, gi, 0]],
+                    "dn_right_stim": [float(v) for v in right[mi, gi, 0]],
+                    "contrast": est,
+                    "ci_low": float(lo),
+                    "ci_high": float(hi),
+                    "verdict": verdict,
+                }
+            )
+    return rows
+
+
 def study(
     con: Connectome,
     models: Sequence[Model],
@@ -100,43 +149,17 @@ def study(
     n_boot: int = 200,
     steps: int = 20,
     seed: int = 0,
-    progress: Callable[[str], None] | None = None,
+    options: ExecOptions | None = None,
+    show: bool = False,
 ) -> list[dict[str, Any]]:
-    """Tidy rows: one per modality x gain x model (see module docstring for the columns)."""
-    rows: list[dict[str, Any]] = []
-    for mod in modalities:
-        left = response(con, models, mod, "left", gains, n_boot, steps, seed=seed)
-        right = response(con, models, mod, "right", gains, n_boot, steps, seed=seed + 1)
-        li_l, li_r = _li(left), _li(right)  # (M, G, R)
-        c = (li_l - li_r) / 2
-        for mi, m in enumerate(models):
-            for gi, g in enumerate(gains):
-                boot = c[mi, gi, 1:]
-                lo, hi = np.percentile(boot, [2.5, 97.5]) if n_boot else (np.nan, np.nan)
-                est = float(c[mi, gi, 0])
-                verdict = "ipsilateral" if lo > 0 else "contralateral" if hi < 0 else "undetermined"
-                rows.append(
-                    {
-                        "modality": mod,
-                        "gain": float(g),
-                        "normalize": m.normalize,
-                        "model": m.name,
-                        "null": m.index,
-                        "n_inputs_left": int(len(input_neurons(con, mod, "left"))),
-                        "n_inputs_right": int(len(input_neurons(con, mod, "right"))),
-                        "li_left_stim": lateralization_index(*left[mi, gi, 0]),
-                        "li_right_stim": lateralization_index(*right[mi, gi, 0]),
-                        "dn_left_stim": [float(v) for v in left[mi, gi, 0]],
-                        "dn_right_stim": [float(v) for v in right[mi, gi, 0]],
-                        "contrast": est,
-                        "ci_low": float(lo),
-                        "ci_high": float(hi),
-                        "verdict": verdict,
-                    }
-                )
-        if progress:
-            progress(mod)
-    return rows
+    """Tidy rows: one per modality x gain x model, each modality a job of `wirelab.parallel`
+    (``options``; default: one worker, in this process)."""
+    setup = Setup(con, models, list(gains), n_boot, steps, seed)
+    jobs = [Job(mod, modality_rows, (mod,)) for mod in modalities]
+    per_mod = map_jobs(
+        jobs, options or ExecOptions(workers=1), shared=setup, label="lateralisation", show=show
+    )
+    return [row for rows in per_mod for row in rows]
 
 
 def summarize(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -208,6 +231,9 @@ class LateralizationConfig:
     steps: int = 20
     seed: int = 0
     connectome: str = "larva"
+    workers: int | None = None
+    backend: str = "local"
+    address: str | None = None
 
     def __post_init__(self) -> None:
         if not self.gains or self.nulls < 0 or self.boot < 0 or self.steps < 1:
@@ -217,6 +243,7 @@ class LateralizationConfig:
         bad = [n for n in self.normalizations if n not in ("row", "spectral")]
         if bad or not self.normalizations:
             raise UsageError(f"normalizations must be row and/or spectral, not {bad}")
+        ExecOptions(self.backend, self.workers, self.address).validate()
 
     def resolve_modalities(self, con: Connectome) -> list[str]:
         """The modalities to test; an unknown one is a one-line `UsageError`."""
@@ -257,23 +284,26 @@ def run(
         "alpha": 1.0,
         "leak": 1.0,
         "connectome": config.connectome,
+        "workers": config.workers,
+        "backend": config.backend,
+        "address": config.address,
     }
     with experiment(
         out, command="wirelab fly lateralization", config=run_config, overwrite=overwrite
     ) as rd:
         t0 = time.perf_counter()
         models = build_models(con, norms, config.nulls, seed=config.seed)
-        with progress_bar("lateralisation", total=len(mods), show=progress) as bar:
-            rows = study(
-                con,
-                models,
-                mods,
-                list(config.gains),
-                n_boot=config.boot,
-                steps=config.steps,
-                seed=config.seed,
-                progress=lambda mod: bar.advance(),
-            )
+        rows = study(
+            con,
+            models,
+            mods,
+            list(config.gains),
+            n_boot=config.boot,
+            steps=config.steps,
+            seed=config.seed,
+            options=ExecOptions(config.backend, config.workers, config.address),
+            show=progress,
+        )
         summary = summarize(rows)
         for n in norms:
             rd.save_figure(lat_plot(summary, n), f"lateralization_{n}")

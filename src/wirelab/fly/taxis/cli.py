@@ -23,6 +23,7 @@ from wirelab.fly.options import (
     timestep_option,
     update_steps_option,
 )
+from wirelab.parallel.options import executor_options
 
 
 @click.command("taxis")
@@ -73,9 +74,7 @@ from wirelab.fly.options import (
     help="MP4 of the first flygym test trial.",
 )
 @timestep_option
-@click.option(
-    "--workers", type=click.IntRange(1, 2), default=2, show_default=True, help="flygym processes."
-)
+@executor_options
 @click.option(
     "--baseline-trials",
     type=click.IntRange(min=1),
@@ -103,7 +102,9 @@ def taxis_cmd(
     seed: int,
     video: Path | None,
     timestep: float,
-    workers: int,
+    workers: int | None,
+    backend: str,
+    address: str | None,
     baseline_trials: int | None,
     connectome: str,
     resume: bool,
@@ -135,6 +136,8 @@ def taxis_cmd(
         connectome=connectome,
         timestep=timestep,
         workers=workers,
+        backend=backend,
+        address=address,
         baseline_trials=baseline_trials,
     )
     if resume and overwrite:

@@ -2,21 +2,23 @@
 
 Training always runs on the kinematic body (`wirelab.fly.taxis.task.train_readout`): a readout
 trained on the kinematic body is deployed on either body. Testing runs on the chosen body
-(`ConditionTester`): a body with ``supports_batch`` (kinematic) tests all ``trials`` flies as one
-batch; any other body (flygym) runs one fly per process from the same random starts
-(`wirelab.fly.taxis.trials`, at most two processes, a trial stops at the source or when the fly
-leaves the arena), ``baseline_trials`` of them for the constant and random baselines (which
-rarely reach the source). Conditions, in order (`run_study`): teacher, constant,
-random (`BASELINES`), then per reservoir model (`reservoir_models`: the connectome, the mirrored
-connectome, the degree-preserving nulls) its trained readout, and right after the connectome
-``input-only`` (antenna inputs straight to the drive, `train_and_test`). `run` writes the result
-directory; see `wirelab.fly.taxis.task` for the task.
+(`test_all`): a body with ``supports_batch`` (kinematic) tests all ``trials`` flies of a condition
+as one batch, one job per condition; any other body (flygym) runs one fly per job from the same
+random starts, the trials of every condition at once (`wirelab.fly.taxis.trials`, a trial stops at
+the source or when the fly leaves the arena), ``baseline_trials`` of them for the constant and
+random baselines (which rarely reach the source). Conditions, in order (`run_study`): teacher,
+constant, random (`BASELINES`), then per reservoir model (`reservoir_models`: the connectome, the
+mirrored connectome, the degree-preserving nulls) its trained readout, and right after the
+connectome ``input-only`` (antenna inputs straight to the drive,
+`wirelab.fly.taxis.jobs.conditions`). The trainings, then the tests, are jobs of the study executor
+(`wirelab.parallel`: ``--workers``, ``--backend``, ``--address``); each is seeded on its own, so the
+rows do not depend on where they ran. `run` writes the result directory; see
+`wirelab.fly.taxis.task` for the task.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,16 +28,15 @@ import scipy.sparse as sp
 
 from wirelab.data.connectomes import Connectome, load_connectome
 from wirelab.errors import UsageError
-from wirelab.fly.bodies import body_class, renderers
-from wirelab.fly.bodies.base import Body
+from wirelab.fly.bodies import body_class, executor, renderers
 from wirelab.fly.controller import ControllerConfig
 from wirelab.fly.envs import in_fly_env
 from wirelab.fly.loop import Trace
-from wirelab.fly.mapping import LinearMapping
 from wirelab.fly.store import resumable_experiment
-from wirelab.fly.taxis.task import TaxisConfig, deploy, kinematic_body, train_readout, wilson
-from wirelab.fly.taxis.trials import TRIALS, TrialSpec, run_trials
-from wirelab.progress import progress_bar
+from wirelab.fly.taxis.jobs import Condition, Setup, conditions, test_job, train_job
+from wirelab.fly.taxis.task import TaxisConfig, wilson
+from wirelab.fly.taxis.trials import TRIALS, TrialSpec, run_conditions
+from wirelab.parallel import ExecOptions, Job, map_jobs
 
 BASELINES = ("teacher", "constant", "random")
 
@@ -54,133 +55,6 @@ def reservoir_models(
     return models
 
 
-@dataclass
-class ConditionTester:
-    """Tests one condition at a time on the study's test body (module docstring); keeps the test
-    trace of each condition in ``traces``. ``store``: a folder where one-fly trials are saved as
-    they end and reused (`wirelab.fly.taxis.trials`)."""
-
-    con: Connectome
-    ctrl_cfg: ControllerConfig
-    cfg: TaxisConfig
-    body: str = "kinematic"
-    video: Any = None
-    timestep: float = 1e-4
-    workers: int = 2
-    baseline_trials: int | None = None
-    connectome: str = "larva"
-    store: Path | None = None
-    traces: dict[str, Trace] = field(default_factory=dict)
-    body_type: type[Body] = field(init=False)
-
-    def __post_init__(self) -> None:
-        self.body_type = body_class(self.body)  # an unknown body fails before any work
-
-    def trial_specs(self, name: str, policy: str, mapping: LinearMapping | None) -> list[TrialSpec]:
-        """One `TrialSpec` per one-fly trial of condition ``name`` (the video: the connectome's
-        first trial); ``degree-null-i`` is the trials' model ``null-{seed + i}``."""
-        cfg = self.cfg
-        n = cfg.trials
-        if policy in ("constant", "random") and self.baseline_trials:
-            n = min(n, self.baseline_trials)
-        model = name.replace("degree-null-", "null-")
-        if model.startswith("null-"):
-            model = f"null-{cfg.seed + int(model.split('-')[1])}"
-        return [
-            TrialSpec(
-                i,
-                policy,
-                model,
-                cfg,
-                self.ctrl_cfg,
-                mapping,
-                self.body,
-                self.timestep,
-                str(self.video) if (self.video and i == 0 and name == "connectome") else None,
-                self.connectome,
-            )
-            for i in range(n)
-        ]
-
-    def __call__(
-        self, name: str, policy: str, mapping: LinearMapping | None, weights: Any
-    ) -> dict[str, Any]:
-        """Test condition ``name`` (``policy`` of `wirelab.fly.taxis.task.deploy`); its row."""
-        cls = self.body_type
-        if cls.supports_batch:
-            cfg = self.cfg
-            b = kinematic_body(cfg, cfg.trials, seed=cfg.seed, cls=cls)
-            tr, res = deploy(cfg, policy, self.con, self.ctrl_cfg, mapping, weights=weights, body=b)
-        else:
-            specs = self.trial_specs(name, policy, mapping)
-            tr, res = run_trials(specs, self.workers, store=self.store, condition=name)
-        self.traces[name] = tr
-        res = {"condition": name, "body": self.body, **res}
-        res["success_ci"] = wilson(res["successes"], res["trials"])
-        return res
-
-
-def train_and_test(
-    test: ConditionTester, name: str, weights: sp.spmatrix | None, tick: Callable[[], None]
-) -> list[dict[str, Any]]:
-    """Train the readout of reservoir ``name`` (kinematic), test it; after the connectome also
-    test its ``input-only`` readout. The rows, with the training's R^2 and ridge."""
-    mapping, info = train_readout(test.con, test.ctrl_cfg, test.cfg, weights=weights)
-    tick()
-    row = test(name, "reservoir", mapping, weights)
-    row.update({"train_r2": info["train_r2"], "ridge": info["ridge"]})
-    rows = [row]
-    tick()
-    if name == "connectome":
-        row = test("input-only", "input-only", info["input_only"], None)
-        row.update({"train_r2": info["input_only_r2"], "ridge": info["input_only_ridge"]})
-        rows.append(row)
-        tick()
-    return rows
-
-
-def run_study(
-    con: Connectome,
-    ctrl_cfg: ControllerConfig,
-    cfg: TaxisConfig,
-    n_nulls: int = 3,
-    mirror: bool = True,
-    body: str = "kinematic",
-    video: Any = None,
-    progress: Callable[[float], None] | None = None,
-    timestep: float = 1e-4,
-    workers: int = 2,
-    baseline_trials: int | None = None,
-    connectome: str = "larva",
-    store: Path | None = None,
-) -> tuple[list[dict[str, Any]], dict[str, Trace]]:
-    """Baselines, teacher, the connectome and its nulls: train (kinematic) then test.
-
-    Returns tidy rows (one per condition, in the order of the module docstring) and the test
-    traces by condition. ``store``: see `ConditionTester`.
-    """
-    test = ConditionTester(
-        con, ctrl_cfg, cfg, body, video, timestep, workers, baseline_trials, connectome, store
-    )
-    models = reservoir_models(con, cfg.seed, n_nulls, mirror)
-    total = len(BASELINES) + 2 * len(models) + 1
-    done = 0
-
-    def tick() -> None:
-        nonlocal done
-        done += 1
-        if progress:
-            progress(done / total)
-
-    rows: list[dict[str, Any]] = []
-    for name in BASELINES:
-        rows.append(test(name, name, None, None))
-        tick()
-    for name, w in models:
-        rows += train_and_test(test, name, w, tick)
-    return rows, test.traces
-
-
 @dataclass(frozen=True)
 class TaxisStudyConfig:
     """The study: task and training (`TaxisConfig`), the controller, the test body, how many
@@ -195,20 +69,105 @@ class TaxisStudyConfig:
     video: Path | None = None
     connectome: str = "larva"
     timestep: float = 1e-4
-    workers: int = 2
+    workers: int | None = None
     baseline_trials: int | None = None
+    backend: str = "local"
+    address: str | None = None
+
+    def executor(self) -> ExecOptions:
+        """Where the jobs run (``--workers`` checked against memory for a flygym body)."""
+        return executor(self.body, self.workers, self.backend, self.address)
 
     def validate(self) -> None:
         if self.nulls < 0:
             raise UsageError("--nulls must be >= 0")
         if not (np.isfinite(self.taxis.time_limit) and np.isfinite(self.timestep)):
             raise UsageError("time limit and timestep must be finite")
-        if not 1 <= self.workers <= 2:
-            raise UsageError("--workers must be 1 or 2")
+        self.executor()
         if self.video and not body_class(self.body).renders_video:
             raise UsageError(
                 f"--video needs a body that renders: --body {' or '.join(renderers())}"
             )
+
+
+def trial_specs(cond: Condition, setup: Setup, config: TaxisStudyConfig) -> list[TrialSpec]:
+    """One `TrialSpec` per one-fly trial of ``cond`` (the video: the connectome's first trial);
+    ``degree-null-i`` is the trials' model ``null-{seed + i}``."""
+    cfg = setup.cfg
+    n = cfg.trials
+    if cond.policy in ("constant", "random") and config.baseline_trials:
+        n = min(n, config.baseline_trials)
+    model = cond.name.replace("degree-null-", "null-")
+    if model.startswith("null-"):
+        model = f"null-{cfg.seed + int(model.split('-')[1])}"
+    video = str(config.video) if config.video else None
+    return [
+        TrialSpec(
+            i,
+            cond.policy,
+            model,
+            cfg,
+            setup.ctrl_cfg,
+            cond.mapping,
+            config.body,
+            config.timestep,
+            video if (i == 0 and cond.name == "connectome") else None,
+            config.connectome,
+        )
+        for i in range(n)
+    ]
+
+
+def test_all(
+    conds: list[Condition],
+    setup: Setup,
+    config: TaxisStudyConfig,
+    store: Path | None = None,
+    show: bool = True,
+) -> list[tuple[Trace, dict[str, Any]]]:
+    """Every condition tested: one batched job per condition (a body with ``supports_batch``),
+    else one job per one-fly trial of every condition at once (saved to ``store``)."""
+    options = config.executor()
+    label = f"taxis ({config.body}): testing"
+    if body_class(config.body).supports_batch:
+        jobs = [Job(c.name, test_job, (c,)) for c in conds]
+        return map_jobs(jobs, options, shared=setup, label=label, show=show)
+    specs = {c.name: trial_specs(c, setup, config) for c in conds}
+    merged = run_conditions(specs, options, store=store, label=label, show=show)
+    return [merged[c.name] for c in conds]
+
+
+def run_study(
+    con: Connectome,
+    config: TaxisStudyConfig,
+    store: Path | None = None,
+    show: bool = True,
+) -> tuple[list[dict[str, Any]], dict[str, Trace]]:
+    """Baselines, teacher, the connectome and its nulls: train (kinematic) then test, every
+    training and every test a job of `wirelab.parallel` (``config.workers``, ``backend``).
+
+    Returns tidy rows (one per condition, in the order of the module docstring) and the test
+    traces by condition. ``store``: a folder where one-fly trials are saved as they end and
+    reused (`wirelab.fly.taxis.trials`).
+    """
+    cfg = config.taxis
+    body_class(config.body)  # an unknown body fails before any work
+    setup = Setup(con, config.controller, cfg, config.body)
+    models = reservoir_models(con, cfg.seed, config.nulls, config.mirror)
+    jobs = [Job(f"train {name}", train_job, (w,)) for name, w in models]
+    trained = map_jobs(
+        jobs, config.executor(), shared=setup, label="taxis: training readouts", show=show
+    )
+    conds = conditions(models, trained, BASELINES)
+    rows: list[dict[str, Any]] = []
+    traces: dict[str, Trace] = {}
+    for cond, (tr, res) in zip(conds, test_all(conds, setup, config, store, show), strict=True):
+        traces[cond.name] = tr
+        row = {"condition": cond.name, "body": config.body, **res}
+        row["success_ci"] = wilson(row["successes"], row["trials"])
+        row.update(cond.train)
+        rows.append(row)
+    return rows, traces
 
 
 @in_fly_env
@@ -225,7 +184,7 @@ def run(
     rate, path efficiency and time to source, every condition under ``conditions``), the success
     bars and the trajectories. One-fly (flygym) trials are kept in ``out/trials/`` as they end;
     ``resume=True`` continues a killed study from them (the settings must equal the saved
-    ``config.json``'s, except ``workers``)."""
+    ``config.json``'s, except ``workers``, ``backend``, ``address``)."""
     from wirelab.fly.plots import taxis_bars, taxis_paths
 
     config.validate()
@@ -243,27 +202,14 @@ def run(
         "timestep": config.timestep,
         "workers": config.workers,
         "baseline_trials": config.baseline_trials,
+        "backend": config.backend,
+        "address": config.address,
     }
     with resumable_experiment(
         out, "wirelab fly taxis", run_config, TRIALS, overwrite=overwrite, resume=resume
     ) as (rd, store):
         t0 = time.perf_counter()
-        with progress_bar(f"taxis ({config.body})", show=progress) as bar:
-            rows, traces = run_study(
-                con,
-                ctrl,
-                cfg,
-                n_nulls=config.nulls,
-                mirror=config.mirror,
-                body=config.body,
-                video=config.video,
-                progress=bar,
-                timestep=config.timestep,
-                workers=config.workers,
-                baseline_trials=config.baseline_trials,
-                connectome=config.connectome,
-                store=store,
-            )
+        rows, traces = run_study(con, config, store, show=progress)
         main = next(r for r in rows if r["condition"] == "connectome")
         rd.save_figure(taxis_bars(rows), "success_rate")
         rd.save_figure(taxis_paths(traces, cfg.radius), "trajectories")

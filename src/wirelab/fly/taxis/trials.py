@@ -1,15 +1,15 @@
 """Taxis test trials one fly per process (flygym): a trial stops at the source or the arena's edge.
 
-`trial` is a top-level function of plain, picklable arguments (`TrialSpec`): a process pool of at
-most two workers runs the trials of a condition; each worker loads the connectome once (cached,
-`wirelab.fly.controller.cached_connectome`) and builds the model's weights (the connectome,
-``mirror`` or ``null-i``) by name (`wirelab.fly.controller.model_weights`). A trial ends at
-``time_limit`` or as soon as the fly is within ``radius`` of the source or farther than
-``arena_radius`` from it (`wirelab.fly.taxis.task.ended`, checked after every controller
-update; leaving is a failure, recorded as ``left_arena`` with its ``exit_time_s``), so a trial
-costs only the time it needs. With a ``store`` folder
-every finished trial is saved as it ends and trials saved there with the same fingerprint are
-read back instead of run (`wirelab.fly.store`): a killed study resumes.
+`trial` is a top-level function of plain, picklable arguments (`TrialSpec`): each trial is a job of
+the study executor (`wirelab.parallel`, every condition's trials at once); each worker loads the
+connectome once (cached, `wirelab.fly.controller.cached_connectome`) and builds the model's weights
+(the connectome, ``mirror`` or ``null-i``) by name (`wirelab.fly.controller.model_weights`). A trial
+ends at ``time_limit`` or as soon as the fly is within ``radius`` of the source or farther than
+``arena_radius`` from it (`wirelab.fly.taxis.task.ended`, checked after every controller update;
+leaving is a failure, recorded as ``left_arena`` with its ``exit_time_s``), so a trial costs only
+the time it needs. With a ``store`` folder every finished trial is saved as it ends and trials saved
+there with the same fingerprint are read back instead of run (`wirelab.fly.store`): a killed study
+resumes.
 
 A saved trial is named ``<condition>_<index>``; its fingerprint (`TrialSpec.key`) covers
 everything that decides it (policy, model, trained mapping, task and controller settings, body
@@ -21,10 +21,8 @@ and timestep). `save_trial` stores the trace's arrays (one fly: ``time`` ``(S,)`
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
@@ -36,8 +34,8 @@ from wirelab.fly.loop import Trace
 from wirelab.fly.mapping import LinearMapping
 from wirelab.fly.store import fingerprint, load_item, save_item
 from wirelab.fly.taxis.task import TaxisConfig, deploy, ended, source, starts
+from wirelab.parallel import ExecOptions, Job, JobResult, map_jobs
 
-MAX_WORKERS = 2
 TRIALS = "trials"  # the study's folder of finished one-fly trials
 TRACE_ARRAYS = ("time", "position", "heading", "inputs", "signal", "dn")
 OPTIONAL_ARRAYS = ("features", "odor")
@@ -124,40 +122,52 @@ def trial(spec: TrialSpec) -> tuple[Trace, dict[str, Any]]:
 
 def run_trials(
     specs: Sequence[TrialSpec],
-    workers: int = MAX_WORKERS,
-    advance: Callable[[], None] | None = None,
+    options: ExecOptions | None = None,
     store: Path | None = None,
     condition: str = "",
+    show: bool = False,
 ) -> tuple[Trace, dict[str, Any]]:
-    """All ``specs`` (one ``condition``), merged into one `Trace` ``(S, n, ...)`` and one result;
-    with ``store``, saved trials are reused and new ones saved as they finish."""
-    out: list[tuple[Trace, dict[str, Any]] | None] = [None] * len(specs)
-    keys = [s.key() for s in specs]
-    if store is not None:
+    """All ``specs`` of one ``condition`` (`run_conditions`)."""
+    return run_conditions({condition: specs}, options, store=store, show=show)[condition]
+
+
+def run_conditions(
+    conditions: Mapping[str, Sequence[TrialSpec]],
+    options: ExecOptions | None = None,
+    store: Path | None = None,
+    label: str = "taxis trials",
+    show: bool = True,
+) -> dict[str, tuple[Trace, dict[str, Any]]]:
+    """Every trial of every condition as one job each (`wirelab.parallel`), merged per condition
+    into one `Trace` ``(S, n, ...)`` and one result; with ``store``, saved trials are reused and
+    new ones saved as they finish."""
+    out: dict[str, list[tuple[Trace, dict[str, Any]] | None]] = {}
+    keys = {c: [s.key() for s in specs] for c, specs in conditions.items()}
+    todo: list[tuple[str, int]] = []
+    for c, specs in conditions.items():
+        out[c] = [None] * len(specs)
         for k, s in enumerate(specs):
-            out[k] = load_trial(store, condition, s.index, keys[k])
-            if out[k] is not None and advance:
-                advance()
-    todo = [k for k in range(len(specs)) if out[k] is None]
+            if store is not None:
+                out[c][k] = load_trial(store, c, s.index, keys[c][k])
+            if out[c][k] is None:
+                todo.append((c, k))
 
-    def finish(k: int, result: tuple[Trace, dict[str, Any]]) -> None:
-        out[k] = result
+    def keep(result: JobResult) -> None:
+        c, k = todo[result.index]
+        out[c][k] = result.value
         if store is not None:
-            save_trial(store, condition, specs[k].index, *result, keys[k])
-        if advance:
-            advance()
+            trace, res = result.value
+            save_trial(store, c, conditions[c][k].index, trace, res, keys[c][k])
 
-    if workers <= 1 or len(todo) <= 1:
-        for k in todo:
-            finish(k, trial(specs[k]))
-    else:
-        ctx = get_context("spawn")
-        with ProcessPoolExecutor(min(workers, MAX_WORKERS), mp_context=ctx) as pool:
-            futures = {pool.submit(trial, specs[k]): k for k in todo}
-            for fut in as_completed(futures):
-                finish(futures[fut], fut.result())
-    done = [o for o in out if o is not None]
-    return merge([t for t, _ in done], [r for _, r in done], len(specs))
+    jobs = [Job(f"{c} trial {conditions[c][k].index}", trial, (conditions[c][k],)) for c, k in todo]
+    saved = sum(len(s) for s in conditions.values()) - len(todo)
+    label += f" ({saved} saved)" if saved else ""
+    map_jobs(jobs, options or ExecOptions(), label=label, show=show, on_result=keep)
+    merged = {}
+    for c, results in out.items():
+        done = [o for o in results if o is not None]
+        merged[c] = merge([t for t, _ in done], [r for _, r in done], len(conditions[c]))
+    return merged
 
 
 def merge(traces: list[Trace], results: list[dict[str, Any]], n: int) -> tuple[Trace, dict]:

@@ -21,6 +21,7 @@ from wirelab.fly.options import (
     timestep_option,
 )
 from wirelab.fly.turns.runs import MODEL_HELP
+from wirelab.parallel.options import executor_options
 
 
 def _fmt(d: dict[str, object] | None) -> str:
@@ -59,9 +60,7 @@ def _fmt(d: dict[str, object] | None) -> str:
 )
 @click.option("--body", type=BODIES.choice(), default="flygym", show_default=True)
 @timestep_option
-@click.option(
-    "--workers", type=click.IntRange(1, 2), default=2, show_default=True, help="Processes."
-)
+@executor_options
 @click.option("--video/--no-video", default=True, show_default=True, help="Side-by-side MP4.")
 @click.option(
     "--frame-every",
@@ -89,7 +88,9 @@ def turns_cmd(
     duration: float,
     body: str,
     timestep: float,
-    workers: int,
+    workers: int | None,
+    backend: str,
+    address: str | None,
     video: bool,
     frame_every: int,
     frame_size: int,
@@ -128,6 +129,8 @@ def turns_cmd(
         body=body,
         timestep=timestep,
         workers=workers,
+        backend=backend,
+        address=address,
         video=video,
         frame_every=frame_every,
         frame_size=(frame_size, frame_size),

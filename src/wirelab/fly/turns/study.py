@@ -12,16 +12,14 @@ and condition ``c`` with turns ``T_c(s)`` (degrees from stimulus onset, CCW posi
     D_c(s) = T_c(s) - T_control(s)       paired difference to the control (removes the drift)
     D_LR(s) = T_left(s) - T_right(s)     paired left-minus-right difference
 
-Runs go to a process pool of at most two workers (one flygym fly per process).
+Every run is a job of the study executor (`wirelab.parallel`: ``--workers``, ``--backend``).
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, field, replace
-from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
@@ -29,15 +27,13 @@ import numpy as np
 from scipy import stats
 
 from wirelab.errors import UsageError
-from wirelab.fly.bodies import body_class
+from wirelab.fly.bodies import body_class, executor
 from wirelab.fly.controller import ControllerConfig
 from wirelab.fly.envs import in_fly_env
 from wirelab.fly.mapping import EVOKED_GAIN, FixedMapping
 from wirelab.fly.store import resumable_experiment
 from wirelab.fly.turns.runs import RUNS, RunSpec, load_run, model_names, run_one, save_run
-from wirelab.progress import progress_bar
-
-MAX_WORKERS = 2
+from wirelab.parallel import ExecOptions, Job, JobResult, map_jobs
 
 
 def default_mapping() -> FixedMapping:
@@ -63,7 +59,9 @@ class TurnsConfig:
     controller: ControllerConfig = field(default_factory=ControllerConfig)
     body: str = "flygym"
     timestep: float = 1e-4
-    workers: int = MAX_WORKERS
+    workers: int | None = None
+    backend: str = "local"
+    address: str | None = None
     video: bool = True
     frame_every: int = 200
     frame_size: tuple[int, int] = (240, 240)
@@ -78,14 +76,17 @@ class TurnsConfig:
             raise UsageError("--seeds must be >= 2 (a confidence interval needs two)")
         if self.null_seeds is not None and not 2 <= self.null_seeds <= self.seeds:
             raise UsageError("--null-seeds must be between 2 and --seeds")
-        if not 1 <= self.workers <= MAX_WORKERS:
-            raise UsageError(f"--workers must be 1..{MAX_WORKERS}")
+        self.executor()  # bad --workers/--backend/--address: one line
         if self.video and not body_class(self.body).renders_video:
             raise UsageError(f"--video needs a body that renders, not {self.body!r}")
         names = model_names(self.models, self.nulls)
         if not names:
             raise UsageError("no model to run")
         return names
+
+    def executor(self) -> ExecOptions:
+        """Where the runs go (``--workers`` checked against memory for a flygym body)."""
+        return executor(self.body, self.workers, self.backend, self.address)
 
     def specs(self) -> list[RunSpec]:
         """Every run: one control per seed, left and right per model and seed."""
@@ -155,33 +156,32 @@ def summarize(runs: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def run_all(
-    specs: Sequence[RunSpec], workers: int, show: bool = True, store: Path | None = None
+    specs: Sequence[RunSpec],
+    options: ExecOptions,
+    show: bool = True,
+    store: Path | None = None,
 ) -> tuple[list[dict[str, Any]], float]:
-    """Run ``specs`` (a pool of ``workers`` processes when > 1); results in spec order.
+    """Run ``specs`` as jobs (`wirelab.parallel`); results in spec order.
 
     With ``store`` (a folder), every finished run is saved there as it ends and runs already
     saved there with the same fingerprint are loaded instead of simulated (`wirelab.fly.store`)."""
     results = [load_run(store, s) if store is not None else None for s in specs]
     todo = [i for i, r in enumerate(results) if r is None]
-
-    def finish(i: int, result: dict[str, Any]) -> None:
-        results[i] = result
-        if store is not None:
-            save_run(store, specs[i], result)
-        bar.advance()
-
     t0 = time.perf_counter()
     saved = len(specs) - len(todo)
-    desc = f"turns: {len(todo)} runs" + (f" ({saved} saved)" if saved else "")
-    with progress_bar(desc, total=len(todo), show=show) as bar:
-        if workers == 1 or len(todo) <= 1:
-            for i in todo:
-                finish(i, run_one(specs[i]))
-        else:
-            with ProcessPoolExecutor(workers, mp_context=get_context("spawn")) as pool:
-                futures = {pool.submit(run_one, specs[i]): i for i in todo}
-                for fut in as_completed(futures):
-                    finish(futures[fut], fut.result())
+    label = f"turns: {len(todo)} runs" + (f" ({saved} saved)" if saved else "")
+    jobs = [
+        Job(f"{specs[i].model} {specs[i].condition} seed {specs[i].seed}", run_one, (specs[i],))
+        for i in todo
+    ]
+
+    def keep(result: JobResult) -> None:
+        if store is not None:
+            save_run(store, specs[todo[result.index]], result.value)
+
+    values = map_jobs(jobs, options, label=label, show=show, on_result=keep)
+    for i, value in zip(todo, values, strict=True):
+        results[i] = value
     return [r for r in results if r is not None], time.perf_counter() - t0
 
 
@@ -211,7 +211,7 @@ def run(
     turn, timings), ``headings.png``, ``turns.png`` and, with ``video``, ``video.mp4`` and
     ``video_strip.png``; every finished run is kept in ``out/runs/`` as it ends, and
     ``resume=True`` continues a killed study from them (the settings must equal the saved
-    ``config.json``'s, except ``workers``). Returns the metrics."""
+    ``config.json``'s, except ``workers``, ``backend`` and ``address``). Returns the metrics."""
     from wirelab.fly.turns.video import heading_plot, turn_plot, write_video
 
     specs = config.specs()  # validates
@@ -219,7 +219,7 @@ def run(
     with resumable_experiment(
         out, "wirelab fly turns", cfg, RUNS, overwrite=overwrite, resume=resume
     ) as (rd, store):
-        runs, wall = run_all(specs, config.workers, show=progress, store=store)
+        runs, wall = run_all(specs, config.executor(), show=progress, store=store)
         table = summarize(runs)
         first = model_names(config.models, config.nulls)[0]
         rd.save_figure(heading_plot(runs, first, config.settle), "headings")

@@ -1,0 +1,92 @@
+"""One recipe, several seeds: ``wirelab logic train --recipe R --seeds 0,1,2 --out DIR``.
+
+Each seed is one job of the study executor (`wirelab.parallel`: ``--workers``, ``--backend``,
+``--address``): `wirelab.logic.train.run` with the recipe's configuration and that seed, into its
+own result directory ``DIR/seeds/seed-<s>/`` (written on the worker's machine; with Ray on a
+cluster without a shared file system the run's files travel back, as a sweep's points do).
+``DIR`` itself is a result directory whose ``metrics.json`` lists every seed's accuracies and
+gates (``runs``, in seed order) and their mean and sample standard deviation over seeds::
+
+    mean = sum_s a_s / n        sd = sqrt(sum_s (a_s - mean)^2 / (n - 1))     (n >= 2; else 0)
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from dataclasses import asdict, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from wirelab.errors import UsageError
+from wirelab.logic.config import TrainConfig
+from wirelab.parallel import ExecOptions, Job, map_jobs
+from wirelab.results import experiment
+from wirelab.sweep.runner import collect_files, write_files
+
+COMMAND = "wirelab logic train --seeds"
+KEPT = ("accuracy_soft", "accuracy_discrete", "gates", "best_step", "steps_run", "epochs_run")
+
+
+def seed_job(config: TrainConfig, seed: int) -> tuple[dict[str, Any], dict[str, bytes]]:
+    """Train ``config`` with ``seed`` in a temporary directory; its metrics and its files."""
+    from wirelab.logic.train import run
+
+    tmp = Path(tempfile.mkdtemp(prefix=f"wirelab-seed-{seed}-"))
+    try:
+        metrics = run(replace(config, seed=seed), tmp / "run", quiet=True)
+        return metrics, collect_files(tmp / "run")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def parse_seeds(text: str) -> list[int]:
+    """``"0,1,2"`` or ``"3"`` (the seeds 0, 1, 2: a count) -> distinct seeds; one-line error."""
+    try:
+        values = [int(t) for t in text.split(",") if t.strip()]
+    except ValueError:
+        raise UsageError(
+            f"--seeds must be a count or a comma list of seeds, got {text!r}"
+        ) from None
+    if len(values) == 1 and "," not in text:
+        values = list(range(values[0]))
+    if not values or min(values) < 0 or len(set(values)) != len(values):
+        raise UsageError(f"--seeds needs distinct seeds >= 0, got {text!r}")
+    return values
+
+
+def summary(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """Mean and sample sd over seeds of each accuracy (module docstring)."""
+    out: dict[str, Any] = {}
+    for key in ("accuracy_soft", "accuracy_discrete"):
+        a = np.array([r[key] for r in runs], dtype=np.float64)
+        out[f"{key}_mean"] = float(a.mean())
+        out[f"{key}_sd"] = float(a.std(ddof=1)) if len(a) > 1 else 0.0
+    return out
+
+
+def run(
+    config: TrainConfig,
+    seeds: list[int],
+    out: Path,
+    *,
+    options: ExecOptions | None = None,
+    overwrite: bool = False,
+    quiet: bool = False,
+) -> dict[str, Any]:
+    """Every seed of ``config`` as a job; ``out`` holds the per-seed runs and their summary."""
+    config.validate()
+    options = options or ExecOptions()
+    options.validate()
+    record = {"train": asdict(config), "seeds": seeds, **asdict(options)}
+    with experiment(out, command=COMMAND, config=record, overwrite=overwrite) as rd:
+        jobs = [Job(f"seed {s}", seed_job, (config, s)) for s in seeds]
+        options = replace(options, threads=config.threads)
+        results = map_jobs(jobs, options, label="logic seeds", show=not quiet)
+        runs = []
+        for seed, (metrics, files) in zip(seeds, results, strict=True):
+            write_files(rd.path / "seeds" / f"seed-{seed}", files)
+            runs.append({"seed": seed, **{k: metrics.get(k) for k in KEPT}})
+        return rd.finish({"runs": runs, **summary(runs)})
