@@ -41,7 +41,14 @@ import numpy as np
 import scipy.sparse as sp
 
 from wirelab.errors import UsageError
-from wirelab.reservoir.blocks import Block, BlockColumns, BlockRun, Recorder, spread
+from wirelab.reservoir.blocks import (
+    Block,
+    BlockColumns,
+    BlockRun,
+    Recorder,
+    column_groups,
+    spread,
+)
 from wirelab.reservoir.dynamics import (
     Reservoir,
     divergence_error,
@@ -143,7 +150,7 @@ class _Study:
             self.cols.append(BlockColumns(blocks[i], *checked[i], offset, shape))
             offset += self.cols[-1].width
         self.product = ChunkedProduct(transposed_block_diagonal(mats, dtype), product)
-        self.widths = self.product.chunks(offset)
+        self.widths = self.product.chunks(column_groups(self.cols))
         self.edges = np.cumsum([0, *self.widths])
         for c in self.cols:
             c.place(self.widths)
@@ -173,7 +180,7 @@ class _Study:
     def _init_loop(self) -> None:
         """The recorder, the closed-loop outputs and feedback, the final states, the steps at
         which blocks end, and the drive buffers."""
-        self.recorder = Recorder(self.cols, self.widths, self.networks, self.neurons, self.dtype)
+        self.recorder = Recorder(self.cols, self.dtype)
         self.outputs = [
             np.empty((c.block.free + 1, self.networks, self.gains, c.sequences, c.inputs.shape[2]))
             for c in self.cols
@@ -274,7 +281,7 @@ class _Study:
     def _after_step(self, t: int) -> None:
         """Record step ``t``, read out the closed-loop blocks, keep the final states of the
         blocks that end here."""
-        self.recorder.record(t, self.x, self.live)
+        self.recorder.record(t, self.x, self.active)
         for j in self.closed:
             c = self.cols[j]
             if c.open_steps <= t + 1 <= c.length:
