@@ -95,10 +95,13 @@ def test_every_round_of_a_study_equals_the_one_network_one_gain_reference(produc
     def checked(*args: Any, **kwargs: Any) -> list[BlockRun]:
         wide = run_blocks(*args, **{**kwargs, "product": product})
         ref = reference_blocks(*args, **kwargs)
-        for a, b in zip(wide, ref, strict=True):
+        for blk, a, b in zip(args[3], wide, ref, strict=True):
             np.testing.assert_allclose(a.states, b.states, rtol=0, atol=1e-12)
-            np.testing.assert_allclose(a.final, b.final, rtol=0, atol=1e-12)
-            np.testing.assert_allclose(a.outputs, b.outputs, rtol=1e-9, atol=1e-9)
+            # closed loop: the fed-back readout multiplies a state difference (sums in another
+            # order, ~1e-16) by its coefficients' norm, large where CV picks a tiny lambda
+            gain = 1.0 if blk.coef is None else 1.0 + float(np.abs(blk.coef).sum(-2).max())
+            np.testing.assert_allclose(a.final, b.final, rtol=0, atol=1e-12 * gain)
+            np.testing.assert_allclose(a.outputs, b.outputs, rtol=0, atol=1e-12 * gain)
         rounds.append(len(wide))
         return wide  # the plans go on with the wide engine's runs
 
