@@ -25,17 +25,18 @@ network and gain), the engines' own agreement: about 1e-15 (float64 sums in anot
 ``max_rel_score_diff`` is the largest relative difference per score (each task's metrics, the
 Mackey-Glass free run included) with the network, gain and each side's chosen lambda. Measured
 (2 nulls x 3 gains, load 2.3): Lorenz 2.4e-4, memory capacity 5e-5, NARMA-10 2e-6, the free run
-8e-15, decision 0; the large difference is the one-step Mackey-Glass NRMSE (0.676 at load 2.3, 0.735 when issue 32 was filed): second degree
-null, alpha 2.0, wirelab 0.00399 vs reservoirpy 0.01234, from states equal to 2e-16. Its cause
-is the readout, not the engines: the standardised states there have condition number 6e13
-(their covariance's: 4e27, beyond double precision), and the 3-fold CV error is flat to three
-digits (5.71e-5) for every lambda from 1e-12 to 1e-9, so the argmin among the plateau is decided
-by rounding: wirelab's CV picked 1e-10, reservoirpy's 3.2e-12. Below 1e-11 the ridge solution
-is rounding-dominated (held-out NRMSE at 3.2e-12: 0.0030 on wirelab's states, 0.0123 on
-reservoirpy's; at 1e-10: 0.00399 on both). The free runs (lambda 1e4) agree to 1e-14. A CV rule
-that takes the largest lambda whose error is within a small tolerance of the minimum would remove
-this (a change to `tasks.fitting.choose_lambda`, i.e. to every task's scores, left to the
-readout's owner); the engines' agreement is ``max_abs_state_diff``.
+8e-15, decision 0; the large difference is the one-step Mackey-Glass NRMSE (0.676 here, 0.735
+when issue 32 was filed): second degree null, alpha 2.0, wirelab 0.00399 vs reservoirpy 0.01234,
+from states equal to 2e-16. Its cause is the readout, not the engines: the standardised states
+there have condition number 6e13 (their covariance's: 4e27, beyond double precision), and the
+3-fold CV error is flat to three digits (5.71e-5) for every lambda from 1e-12 to 1e-9, so the
+argmin among the plateau is decided by rounding: wirelab's CV picked 1e-10, reservoirpy's
+3.2e-12. Below 1e-11 the ridge solution is rounding-dominated (held-out NRMSE at 3.2e-12: 0.0030
+on wirelab's states, 0.0123 on reservoirpy's; at 1e-10: 0.00399 on both). The free runs (lambda
+1e4) agree to 1e-14. A CV rule that takes the largest lambda whose error is within a small
+tolerance of the minimum would remove this (a change to `tasks.fitting.choose_lambda`, i.e. to
+every task's scores, left to the readout's owner); the engines' agreement is
+``max_abs_state_diff``.
 
 Run: ``WIRELAB_DATA_DIR=DATA python benchmarks/reservoir_study.py`` (DATA: the offline data
 directory; ``pip install reservoirpy==0.4.2``, the bench extra).
