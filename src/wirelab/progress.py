@@ -57,10 +57,16 @@ class ProgressBar:
         return f"{self.description}: {100 * done:.0f}%{counts}, {_duration(elapsed)}{left}"
 
     def _heartbeat(self) -> None:
-        while not self._stop.wait(1.0):
-            if time.perf_counter() - self._last_line >= HEARTBEAT:
-                self._last_line = time.perf_counter()
-                print(self.status(), file=sys.stderr, flush=True)
+        """A status line whenever `HEARTBEAT` seconds pass without one (woken at that moment,
+        not polled, so no gap exceeds it)."""
+        while True:
+            left = self._last_line + HEARTBEAT - time.perf_counter()
+            if left > 0:
+                if self._stop.wait(left):
+                    return
+                continue
+            self._last_line = time.perf_counter()
+            print(self.status(), file=sys.stderr, flush=True)
 
     def close(self) -> None:
         """Stop the heartbeat (the context manager calls this)."""

@@ -5,6 +5,7 @@ import pytest
 import scipy.sparse as sp
 
 from wirelab.errors import UsageError
+from wirelab.reservoir.blocks import BlockColumns, column_groups
 from wirelab.reservoir.engine import Block, run_blocks
 from wirelab.reservoir.products import ChunkedProduct
 from wirelab.reservoir.units import LIFUnits, Units, esn_step
@@ -115,11 +116,25 @@ def test_a_block_alone_equals_the_block_batched_bit_for_bit(
         np.testing.assert_allclose(a.states, b.states, atol=2e-5)
 
 
-def test_chunks_of_the_torch_product_have_one_width() -> None:
-    prod = ChunkedProduct(sp.eye(4, format="csr", dtype=np.float32), "torch")
-    assert prod.chunks(1) == [16] and prod.chunks(40) == [16, 16, 16]
+def test_chunks_are_cut_per_group_but_float32_torch_has_one_width() -> None:
+    torch32 = ChunkedProduct(sp.eye(4, format="csr", dtype=np.float32), "torch")
+    assert torch32.chunks([1]) == [16] and torch32.chunks([30, 10]) == [16, 16, 16]
+    torch64 = ChunkedProduct(sp.eye(4, format="csr", dtype=np.float64), "torch")
+    assert torch64.chunks([4]) == [4] and torch64.chunks([34, 10]) == [16, 16, 2, 10]
     scipy_prod = ChunkedProduct(sp.eye(4, format="csr", dtype=np.float32), "scipy")
-    assert scipy_prod.chunks(300) == [256, 44] and scipy_prod.chunks(0) == [0]
+    assert scipy_prod.chunks([300]) == [256, 44] and scipy_prod.chunks([0]) == [0]
+
+
+def test_short_blocks_start_a_group_of_their_own() -> None:
+    w_in = np.ones((1, 3))
+    lengths = [100, 90, 51, 40, 8, 8]
+    cols = [
+        BlockColumns(
+            Block(w_in, np.zeros((t, 2, 1))), np.zeros((t, 2, 1)), np.arange(3), 0, (1, 3, 3)
+        )
+        for t in lengths
+    ]
+    assert column_groups(cols) == [18, 6, 12]  # 100 90 51 | 40 | 8 8: cut below half the first
 
 
 def test_bad_blocks_are_one_line_errors(nets: list[sp.csr_matrix]) -> None:

@@ -8,8 +8,8 @@ every block as columns of a few C-contiguous chunks, each ``(M*N, width)``
 consecutive columns from its ``offset``, local column ``j = b * G + g``; the chunk boundaries
 cut them into `Segment` s. `BlockColumns` reads and writes a block's state through its segments
 (public layout ``(M, G, B, N)``), computes its input drive and, for a closed-loop block, its
-readout and the feedback of that readout. `Recorder` keeps the recorded neurons' states per
-chunk (one row gather per chunk and step) and splits them into blocks at the end."""
+readout and the feedback of that readout. `Recorder` writes the recorded neurons' states of every
+step straight into each block's public layout ``(T - washout, M, G, B, P)``."""
 
 from __future__ import annotations
 
@@ -164,6 +164,25 @@ class BlockColumns:
         return out
 
 
+GROUP_CUT = 0.5  # a block shorter than this fraction of its group's first block starts a group
+
+
+def column_groups(blocks: list[BlockColumns], cut: float = GROUP_CUT) -> list[int]:
+    """Column counts of consecutive blocks (longest first) that may share chunks: a block
+    shorter than ``cut`` times the first block of the current group starts a new group. A chunk
+    is stepped until its longest block ends, so a short block's columns beside a long block's
+    would be stepped idle (one larval network at one gain: 4 columns of 3,500 steps would
+    otherwise share a 16-column chunk with 12 columns of 50 and 20 steps)."""
+    groups: list[int] = []
+    first = -1
+    for c in blocks:
+        if not groups or c.length < cut * first:
+            groups.append(0)
+            first = c.length
+        groups[-1] += c.width
+    return groups
+
+
 def spread(dst: np.ndarray, drive: np.ndarray, lo: int, hi: int, gains: int) -> None:
     """``dst[..., j - lo] = drive[..., j // gains]`` for local columns ``j`` in ``[lo, hi)`` (each
     sequence's drive repeated over its G gains), by broadcasting whole runs of a sequence."""
@@ -183,56 +202,48 @@ def spread(dst: np.ndarray, drive: np.ndarray, lo: int, hi: int, gains: int) -> 
 
 
 class Recorder:
-    """Recorded states per chunk (one row gather per chunk and step), split into blocks at the
-    end: chunk k keeps the union of its blocks' recorded rows over the union of their windows."""
+    """Each block's recorded states, written step by step straight into its public layout
+    ``(T - washout, M, G, B, P)`` (the array `states` returns, no copy at the end).
 
-    def __init__(
-        self, blocks: list[BlockColumns], widths: list[int], networks: int, neurons: int, dt: Any
-    ) -> None:
-        self.blocks, self.networks = blocks, networks
-        self.gains = blocks[0].gains if blocks else 1
-        self.rows: list[np.ndarray] = []
-        self.window: list[tuple[int, int]] = []
-        self.buf: list[np.ndarray] = []
-        for chunk, width in enumerate(widths):
-            mine = [
-                c
-                for c in blocks
-                if c.open_steps > c.block.washout and any(s.chunk == chunk for s in c.segments)
-            ]
-            rows = (
-                np.unique(np.concatenate([self._rows(c, neurons) for c in mine]))
-                if mine
-                else np.zeros(0, dtype=np.int64)
-            )
-            lo = min((c.block.washout for c in mine), default=0)
-            hi = max((c.open_steps for c in mine), default=0)
-            self.rows.append(rows)
-            self.window.append((lo, hi))
-            self.buf.append(np.empty((hi - lo, rows.size, width), dtype=dt))
+    Per step and segment the recorded rows of the chunk, ``(M, P, lanes)``, are copied
+    transposed into the block's columns of that step, ``(M, G*B, P)`` (local column
+    ``j = b * G + g`` is public column ``g * B + b``). With every neuron recorded (the default
+    readout of a study) this is a slice, not a gather; nothing else is kept.
+    """
 
-    def _rows(self, block: BlockColumns, neurons: int) -> np.ndarray:
-        """The block's recorded rows of the ``(M*N, width)`` chunks, network by network."""
-        return (np.arange(self.networks)[:, None] * neurons + block.record[None, :]).ravel()
+    def __init__(self, blocks: list[BlockColumns], dt: Any) -> None:
+        self.blocks = blocks
+        self.out: list[np.ndarray] = []
+        self.rows: list[np.ndarray | slice] = []
+        self.columns: list[np.ndarray | slice] = []  # public column of each local column
+        for c in blocks:
+            steps = max(c.open_steps - c.block.washout, 0)
+            shape = (steps, c.networks, c.gains, c.sequences, c.record.size)
+            self.out.append(np.empty(shape, dtype=dt))
+            every = c.record.size == c.neurons and np.array_equal(c.record, np.arange(c.neurons))
+            self.rows.append(slice(None) if every else c.record)
+            local = np.arange(c.width)
+            public = (local % c.gains) * c.sequences + local // c.gains
+            plain = c.sequences == 1 or c.gains == 1  # the two orders agree
+            self.columns.append(slice(None) if plain else public)
 
-    def record(self, t: int, chunks: list[np.ndarray], live: int) -> None:
-        """Keep step ``t``'s recorded rows of the first ``live`` chunks."""
-        for chunk in range(live):
-            lo, hi = self.window[chunk]
-            if lo <= t < hi:
-                np.take(chunks[chunk], self.rows[chunk], axis=0, out=self.buf[chunk][t - lo])
+    def record(self, t: int, chunks: list[np.ndarray], active: int) -> None:
+        """Keep step ``t``'s recorded states of the first ``active`` blocks."""
+        for j in range(active):
+            c = self.blocks[j]
+            if not c.block.washout <= t < c.open_steps:
+                continue
+            dst = self.out[j][t - c.block.washout]
+            dst = dst.reshape(c.networks, c.width, c.record.size)  # (M, G*B, P), a view
+            cols, rows = self.columns[j], self.rows[j]
+            for seg in c.segments:
+                view = chunks[seg.chunk].reshape(c.networks, c.neurons, -1)
+                src = view[:, rows, seg.lane_lo : seg.lane_hi].transpose(0, 2, 1)  # (M, L, P)
+                if isinstance(cols, slice):
+                    dst[:, seg.local_lo : seg.local_hi] = src
+                else:
+                    dst[:, cols[seg.local_lo : seg.local_hi]] = src
 
     def states(self, index: int) -> np.ndarray:
         """Block ``index``'s recorded states ``(T - washout, M, G, B, P)``."""
-        c = self.blocks[index]
-        p, washout = c.record.size, c.block.washout
-        out = np.empty((c.open_steps - washout, self.networks, p, c.width), dtype=self.buf[0].dtype)
-        for seg in c.segments if out.shape[0] else ():
-            pos = np.searchsorted(self.rows[seg.chunk], self._rows(c, c.neurons))
-            start = self.window[seg.chunk][0]
-            steps = slice(washout - start, c.open_steps - start)
-            part = self.buf[seg.chunk][steps][:, pos, seg.lane_lo : seg.lane_hi]
-            out[..., seg.local_lo : seg.local_hi] = part.reshape(
-                -1, self.networks, p, seg.local_hi - seg.local_lo
-            )
-        return out.reshape(-1, self.networks, p, c.sequences, self.gains).transpose(0, 1, 4, 3, 2)
+        return self.out[index]

@@ -12,17 +12,21 @@ product over all active columns::
 with ``d_c = sum_k W_in[k] u_k`` the drive of the column's own block (its ``(K, N)`` input
 weights, `units.esn_step`'s update otherwise). Blocks are ordered by length (longest first), so
 the active columns are always a prefix; when a block ends its final state is kept and the state
-matrix shrinks. A block may continue in closed loop for ``free`` steps: its input is then its
+matrix shrinks by whole chunks; a chunk never mixes a block with one shorter than half its
+first block's length (`blocks.column_groups`), so short blocks are not stepped beside idle long
+ones. A block may continue in closed loop for ``free`` steps: its input is then its
 own readout ``y = x[record] @ coef + intercept`` (per network, gain and sequence), as in
 free-running prediction.
 
 The columns are kept in chunks (`products.ChunkedProduct`: the product and the elementwise
 update chunk by chunk, implemented by scipy or torch as ``product`` says; `blocks`: the blocks
-and where their columns sit; the input drive and bias of a block are computed for several steps at
+and where their columns sit, `blocks.Recorder` their recorded states written straight into each
+block's public layout; the input drive and bias of a block are computed for several steps at
 once). Every operation is per column, the readout is summed over the recorded neurons row by
-row, and a column's product sums do not depend on the other columns (scipy's CSR kernel, and
-MKL's at its fixed chunk width), so a block gives bit-identical states alone or batched with
-others (`tests/reservoir/test_engine.py`). LIF units run each block through
+row, and a column's product sums do not depend on the other columns (scipy's CSR kernel, MKL's
+in float64 at any width and in float32 at its fixed width), so a block gives bit-identical
+states alone or batched with others, and in float64 the same states with either product
+(`tests/reservoir/test_engine.py`). LIF units run each block through
 `dynamics.Reservoir`'s reference loop.
 
 `run_blocks` in steps (`_Study`): check every block (`check_block`) and lay out its columns;
@@ -41,7 +45,14 @@ import numpy as np
 import scipy.sparse as sp
 
 from wirelab.errors import UsageError
-from wirelab.reservoir.blocks import Block, BlockColumns, BlockRun, Recorder, spread
+from wirelab.reservoir.blocks import (
+    Block,
+    BlockColumns,
+    BlockRun,
+    Recorder,
+    column_groups,
+    spread,
+)
 from wirelab.reservoir.dynamics import (
     Reservoir,
     divergence_error,
@@ -143,7 +154,7 @@ class _Study:
             self.cols.append(BlockColumns(blocks[i], *checked[i], offset, shape))
             offset += self.cols[-1].width
         self.product = ChunkedProduct(transposed_block_diagonal(mats, dtype), product)
-        self.widths = self.product.chunks(offset)
+        self.widths = self.product.chunks(column_groups(self.cols))
         self.edges = np.cumsum([0, *self.widths])
         for c in self.cols:
             c.place(self.widths)
@@ -173,7 +184,7 @@ class _Study:
     def _init_loop(self) -> None:
         """The recorder, the closed-loop outputs and feedback, the final states, the steps at
         which blocks end, and the drive buffers."""
-        self.recorder = Recorder(self.cols, self.widths, self.networks, self.neurons, self.dtype)
+        self.recorder = Recorder(self.cols, self.dtype)
         self.outputs = [
             np.empty((c.block.free + 1, self.networks, self.gains, c.sequences, c.inputs.shape[2]))
             for c in self.cols
@@ -274,7 +285,7 @@ class _Study:
     def _after_step(self, t: int) -> None:
         """Record step ``t``, read out the closed-loop blocks, keep the final states of the
         blocks that end here."""
-        self.recorder.record(t, self.x, self.live)
+        self.recorder.record(t, self.x, self.active)
         for j in self.closed:
             c = self.cols[j]
             if c.open_steps <= t + 1 <= c.length:

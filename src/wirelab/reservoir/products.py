@@ -6,26 +6,31 @@ A chunk is a C-contiguous ``(M*N, width)`` block of state columns. Per step and 
     Z = f(gain * Z + D)                           (D: input drive and bias, per column)
     Z = (1 - a) X + a Z                           (leak a, when a < 1)
 
-Implementations (`PRODUCTS`, the ``product`` of `engine.run_blocks`):
+Implementations of the product (`PRODUCTS`, the ``product`` of `engine.run_blocks`):
 
-- ``"torch"``: MKL's sparse kernel through ``torch.mm`` on one thread and torch's fused
-  elementwise kernels, chunks of exactly ``width = 16`` columns (the state is padded with zero
-  columns). MKL picks its kernel by the number of columns (for float32, 4, 8, ..., 24 columns
-  round differently from 1-3 or 25+), so one fixed width keeps every column's sums independent
-  of the columns beside it; 16 columns are whole SIMD vectors, so the elementwise kernels treat
-  every lane alike (the measured cost per column and step, against scipy's: docs/reservoir.md).
-- ``"scipy"``: scipy's CSR kernel (a plain loop per column) and numpy ufuncs, chunks of up to 256
-  columns (the chunks only bound the working set).
+- ``"torch"``: MKL's sparse kernel through ``torch.mm`` on one thread, chunks of at most
+  ``width = 16`` columns (the cheapest per column on the larval matrix: 14 us per float64
+  column at 16, 17 at 4 and 8, 18 at 32, 70 at 1; docs/reservoir.md). In float64 a column's
+  sums do not depend on the chunk's width (MKL sums each row's entries in order for every
+  column; measured bit for bit at widths 1..63 on the larval matrix, and equal to scipy's),
+  so chunks are cut where `engine.run_blocks` asks (`chunks`); in float32 MKL's kernel rounds
+  some widths differently, so there every chunk is exactly 16 wide (the last one padded with
+  zero columns).
+- ``"scipy"``: scipy's CSR kernel (a plain loop per column), chunks of up to 256 columns (the
+  chunks only bound the working set).
 
-``"auto"`` is torch when it imports, else scipy. Either way a column's arithmetic does not depend
-on the other columns (tests check it bit for bit).
+The elementwise update (gain, drive, activation, leak) is numpy's for both, so in float64 the
+two products give the same states bit for bit (numpy's tanh is also 5x torch's single-thread
+float64 tanh here: 2.5 vs 13 us per 2,952-neuron column). ``"auto"`` is torch when it imports,
+else scipy. Either way a column's arithmetic does not depend on the other columns (tests check
+it bit for bit).
 """
 
 from __future__ import annotations
 
 import contextlib
 import warnings
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -53,6 +58,7 @@ class ChunkedProduct:
                 self.torch = torch
         self.wt = wt
         self.width = 16 if self.torch is not None else 256
+        self.fixed = self.torch is not None and wt.dtype == np.float32  # one width, padded
         if self.torch is not None:
             t = self.torch
             with warnings.catch_warnings():  # torch flags its sparse CSR support as beta
@@ -68,12 +74,18 @@ class ChunkedProduct:
     def name(self) -> str:
         return "torch" if self.torch is not None else "scipy"
 
-    def chunks(self, columns: int) -> list[int]:
-        """Chunk widths for ``columns`` state columns (torch: all equal, the last padded)."""
-        if self.torch is not None:
+    def chunks(self, groups: Sequence[int]) -> list[int]:
+        """Chunk widths for consecutive groups of state columns (``groups``: column counts):
+        each group in chunks of at most `width`, no chunk spanning two groups; float32 torch:
+        all columns in chunks of exactly `width`, the last padded."""
+        columns = int(sum(groups))
+        if self.fixed:
             return [self.width] * max(1, -(-columns // self.width))
-        full, rest = divmod(columns, self.width)
-        return [self.width] * full + ([rest] if rest or not full else [])
+        out: list[int] = []
+        for size in groups:
+            full, rest = divmod(int(size), self.width)
+            out += [self.width] * full + ([rest] if rest else [])
+        return out or [0]
 
     @contextlib.contextmanager
     def one_thread(self) -> Iterator[None]:
@@ -98,41 +110,25 @@ class ChunkedProduct:
     ) -> None:
         """``z = gain * (Wt @ x) + drive`` in place: ``x``, ``z`` ``(M*N, W)``, ``gain`` ``(W,)``
         (None: all ones), ``drive`` ``(N, W)`` shared by the M networks."""
-        n = drive.shape[0]
         if self.torch is None:
             z[...] = self.wt @ x
-            z3 = z.reshape(m, n, -1)
-            if gain is not None:
-                z3 *= gain
-            z3 += drive
-            return
-        t = self.torch
-        tz = t.from_numpy(z)
-        t.mm(self.tw, t.from_numpy(x), out=tz)
-        tz3 = tz.view(m, n, -1)
-        if gain is None:
-            tz3.add_(t.from_numpy(drive))
         else:
-            t.addcmul(t.from_numpy(drive), tz3, t.from_numpy(gain), out=tz3)
+            t = self.torch
+            t.mm(self.tw, t.from_numpy(x), out=t.from_numpy(z))
+        z3 = z.reshape(m, drive.shape[0], -1)
+        if gain is not None:
+            np.multiply(z3, gain, out=z3)
+        np.add(z3, drive, out=z3)
 
     def activate(self, z: np.ndarray, x: np.ndarray, activation: str, leak: float) -> None:
         """``z = (1 - leak) x + leak f(z)`` in place, ``f`` tanh, sigmoid or the identity."""
-        if self.torch is None:
-            if activation == "tanh":
-                np.tanh(z, out=z)
-            elif activation == "sigmoid":
-                np.negative(z, out=z)
-                np.exp(z, out=z)
-                z += 1.0
-                np.reciprocal(z, out=z)
-            if leak != 1.0:
-                z *= z.dtype.type(leak)
-                z += z.dtype.type(1.0 - leak) * x
-            return
-        tz = self.torch.from_numpy(z)
         if activation == "tanh":
-            tz.tanh_()
+            np.tanh(z, out=z)
         elif activation == "sigmoid":
-            tz.sigmoid_()
+            np.negative(z, out=z)
+            np.exp(z, out=z)
+            z += 1.0
+            np.reciprocal(z, out=z)
         if leak != 1.0:
-            tz.mul_(leak).add_(self.torch.from_numpy(x), alpha=1.0 - leak)
+            z *= z.dtype.type(leak)
+            z += z.dtype.type(1.0 - leak) * x
