@@ -9,9 +9,10 @@ where ``Xc = X - mean(X)``, ``Yc = Y - mean(Y)`` (reservoirpy's ``Ridge`` uses t
 ``lambda`` is chosen by K-fold CV over contiguous time blocks (no shuffling of a time series)
 when a grid is given; a single value is used as is (one linear solve, no CV).
 
-Cross-validation over a grid costs one decomposition per fold for every lambda and output
+Cross-validation over a grid costs one small decomposition per fold for every lambda and
+output, on the states projected onto a reduced basis of their numerical range found once
 (`wirelab.reservoir.ridge_cv`: the equations, the streaming `RidgeAccumulator`, the readable
-reference the fast paths are tested against).
+reference the fast paths are tested against; `wirelab.reservoir.ridge_basis`: the basis).
 
 Choosing lambda: with ``per_output=False`` one lambda for all outputs (the smallest held-out
 error averaged over outputs; ``ridge_``), with ``per_output=True`` one per output column
