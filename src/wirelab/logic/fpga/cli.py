@@ -91,3 +91,98 @@ def soc_cmd(
             f"firmware: {s['equal_to_c']} / {s['images']} classes equal to the C back "
             f"end, {s['cycles_per_image']['mean']:.0f} cycles per image"
         )
+
+
+@click.command("up5k")
+@click.argument("run_dir", type=click.Path(file_okay=False, path_type=Path, exists=True))
+@click.option("--out", type=click.Path(path_type=Path), required=True, help="Result directory.")
+@click.option(
+    "--classes-per-step",
+    type=int,
+    default=1,
+    show_default=True,
+    help="Classes the sequential head counts per cycle (lanes).",
+)
+@click.option(
+    "--slices",
+    type=int,
+    default=1,
+    show_default=True,
+    help="Cycles per class group: each class's outputs are counted in this many slices.",
+)
+@click.option(
+    "--head-pipeline",
+    type=int,
+    default=0,
+    show_default=True,
+    help="Register rank every K adder-tree levels of the head (0: none).",
+)
+@click.option(
+    "--bus-bits", type=int, default=16, show_default=True, help="Input bits loaded per cycle."
+)
+@click.option(
+    "--clock", "clock_mhz", type=float, default=12.0, show_default=True, help="Clock (MHz)."
+)
+@click.option(
+    "--images",
+    type=int,
+    default=200,
+    show_default=True,
+    help="Test images simulated on the netlist.",
+)
+@click.option("--no-pnr", is_flag=True, help="Synthesise only (simulate the synthesised netlist).")
+@click.option("--seed", type=int, default=1, show_default=True, help="nextpnr placer seed.")
+@click.option("--overwrite", is_flag=True, help="Replace a finished result in --out.")
+@click.option("--json", "as_json", is_flag=True, help="Print the metrics as one JSON line.")
+def up5k_cmd(
+    run_dir: Path,
+    out: Path,
+    classes_per_step: int,
+    slices: int,
+    head_pipeline: int,
+    bus_bits: int,
+    clock_mhz: float,
+    images: int,
+    no_pnr: bool,
+    seed: int,
+    overwrite: bool,
+    as_json: bool,
+) -> None:
+    """The whole classifier with a sequential popcount/argmax head on one iCE40 UP5K: place
+    and route, bitstream, the netlist simulated in Icarus against the C back end."""
+    from wirelab.logic.fpga.seqhead import HeadSpec
+    from wirelab.logic.fpga.up5k import up5k_run
+
+    m = up5k_run(
+        run_dir,
+        out,
+        spec=HeadSpec(classes_per_step, slices, head_pipeline),
+        bus_bits=bus_bits,
+        clock_mhz=clock_mhz,
+        images=images,
+        pnr=not no_pnr,
+        seed=seed,
+        overwrite=overwrite,
+        log=lambda msg: _console.print(f"[dim]…[/dim] {msg}"),
+    )
+    if as_json:
+        click.echo(json.dumps(sanitize(m)[0]))
+        return
+    click.echo(
+        f"{m['head']}: {m['luts']} LUT4 + {m['carry_cells']} carry + {m['flip_flops']} FF; "
+        f"C accuracy {m['accuracy_c']:.4f} on {m['test_images']} test images"
+    )
+    if m.get("fits"):
+        met = "met" if m["timing_met"] else "NOT met"
+        click.echo(
+            f"placed: {m['logic_cells']} of {m['logic_cells_available']} logic cells, Fmax "
+            f"{m['fmax_mhz']} MHz ({m['clock_mhz']:g} MHz {met}), {m['cycles_per_image']} cycles "
+            f"per image, {m['images_per_s_at_fmax']:,} images/s at Fmax; bitstream "
+            f"{m['bitstream_bytes']:,} bytes"
+        )
+    elif "fits" in m:
+        click.echo(f"does not fit: needs {m['logic_cells_needed']} of 5280 logic cells")
+    click.echo(
+        f"{m['postsim_netlist']} netlist in Icarus: {m['postsim_equal_to_c']} / "
+        f"{m['postsim_images']} classes equal to the C back end"
+    )
