@@ -74,7 +74,9 @@ def simulate_heads(c: Circuit, spec: HeadSpec, bits: np.ndarray, work: Path) -> 
     write_text(work / "wl_seq.v", sm.text)
     write_text(work / "wl_comb.v", comb.text)
     write_text(work / "tb.v", testbench(sm, len(bits), 4 * sm.cycles + 8))
-    run_tool([iverilog, "-g2005", "-o", "sim.vvp", "tb.v", "wl_seq.v", "wl_comb.v"], work, "iverilog")
+    run_tool(
+        [iverilog, "-g2005", "-o", "sim.vvp", "tb.v", "wl_seq.v", "wl_comb.v"], work, "iverilog"
+    )
     log = run_tool([vvp, "-n", "sim.vvp"], work, "vvp simulation")
     rows = np.array([[int(v) for v in ln.split()[2:]] for ln in log.splitlines() if ln[:2] == "V "])
     if len(rows) != len(bits) or (rows[:, 2] < 0).any():

@@ -54,7 +54,7 @@ def up5k_run(
     run_dir: str | Path,
     out: str | Path,
     *,
-    spec: HeadSpec = HeadSpec(),
+    spec: HeadSpec | None = None,
     bus_bits: int = 16,
     clock_mhz: float = 12.0,
     images: int = 200,
@@ -64,6 +64,7 @@ def up5k_run(
     log: Progress = _noop,
 ) -> dict[str, Any]:
     """See the module docstring; returns the metrics as written."""
+    spec = spec or HeadSpec()
     if images < 1 or not clock_mhz > 0 or not 1 <= bus_bits <= 32:
         raise UsageError("--images must be >= 1, --clock > 0 and --bus-bits in [1, 32]")
     rd, net = load_run(run_dir)
