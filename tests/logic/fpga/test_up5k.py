@@ -13,6 +13,7 @@ from tests.clirun import one_line_error, wirelab
 from tests.conftest import requires_mnist
 from tests.logic.circuit.conftest import reference_outputs
 from tests.logic.circuit.runs import make_run
+from wirelab.errors import UsageError
 from wirelab.logic.circuit.ir import Circuit
 from wirelab.logic.circuit.passes import simplify
 from wirelab.logic.circuit.pnr import place_and_route, synth_ice40_json
@@ -89,3 +90,25 @@ def test_up5k_command_writes_a_result_directory(tmp_path: Path) -> None:
     assert again.returncode == 2 and one_line_error(again) and "--overwrite" in again.stderr
     bad = wirelab("logic", "up5k", run, "--out", tmp_path / "b", "--bus-bits", "0")
     assert bad.returncode == 2 and one_line_error(bad)
+
+
+def test_narrowing_keeps_the_most_selective_outputs_of_each_class() -> None:
+    from wirelab.logic.fpga.narrow import narrow_net, selectivity
+
+    net = random_net([16, 8], features=6, num_classes=2, seed=5)
+    labels = np.array([0, 0, 1, 1])
+    y = np.zeros((4, 8), bool)
+    y[:2, 2] = True  # output 2 (class 0) fires on class 0 only: score 1
+    y[2:, 7] = True  # output 7 (class 1) fires on class 1 only: score 1
+    y[:, 5] = True  # output 5 (class 1) always: score 0
+    s = selectivity(y, labels, 2)
+    assert s[2] == 1 and s[7] == 1 and s[5] == 0 and s[0] == 0
+    small = narrow_net(net, s, 2)
+    last, orig = small.layers[-1], net.layers[-1]
+    assert last.size == 4 and small.layers[:-1] == net.layers[:-1]
+    kept = [0, 2, 4, 7]  # class 0: 2 then the lowest-index 0-score output; class 1: 7, then 4
+    assert last.gate.tolist() == orig.gate[kept].tolist()
+    assert last.a.tolist() == orig.a[kept].tolist()
+    assert narrow_net(net, s, 4).layers[-1].a.tolist() == orig.a.tolist()
+    with pytest.raises(UsageError):
+        narrow_net(net, s, 5)

@@ -186,3 +186,46 @@ def up5k_cmd(
         f"{m['postsim_netlist']} netlist in Icarus: {m['postsim_equal_to_c']} / "
         f"{m['postsim_images']} classes equal to the C back end"
     )
+
+
+@click.command("narrow")
+@click.argument("run_dir", type=click.Path(file_okay=False, path_type=Path, exists=True))
+@click.option("--out", type=click.Path(path_type=Path), required=True, help="New run directory.")
+@click.option(
+    "--per-class",
+    type=int,
+    required=True,
+    help="Outputs kept per class (the most class-selective on the training split).",
+)
+@click.option(
+    "--max-train",
+    type=int,
+    default=20000,
+    show_default=True,
+    help="Training images used to score the outputs.",
+)
+@click.option("--overwrite", is_flag=True, help="Replace a finished result in --out.")
+@click.option("--json", "as_json", is_flag=True, help="Print the metrics as one JSON line.")
+def narrow_cmd(
+    run_dir: Path, out: Path, per_class: int, max_train: int, overwrite: bool, as_json: bool
+) -> None:
+    """Cut the last layer to the most class-selective outputs (no retraining); writes a run
+    directory that compile, verify, synth and up5k accept."""
+    from wirelab.logic.fpga.narrow import narrow_run
+
+    m = narrow_run(
+        run_dir,
+        out,
+        per_class,
+        max_train=max_train,
+        overwrite=overwrite,
+        log=lambda msg: _console.print(f"[dim]…[/dim] {msg}"),
+    )
+    if as_json:
+        click.echo(json.dumps(sanitize(m)[0]))
+        return
+    click.echo(
+        f"{m['outputs_original']} -> {m['outputs']} outputs: test accuracy "
+        f"{m['accuracy_test_original']:.4f} -> {m['accuracy_test_narrowed']:.4f} "
+        f"(validation {m['accuracy_val_original']:.4f} -> {m['accuracy_val_narrowed']:.4f})"
+    )
