@@ -40,18 +40,21 @@ def test_words_load_the_used_bits_in_order() -> None:
 
 
 @needs_tools
-def test_rtl_synthesised_and_placed_netlists_classify_alike(tmp_path: Path) -> None:
-    net = random_net([60, 40, 30], features=20, num_classes=3, seed=1)
+@pytest.mark.parametrize("input_ram", [False, True])
+def test_rtl_synthesised_and_placed_netlists_classify_alike(
+    tmp_path: Path, input_ram: bool
+) -> None:
+    net = random_net([60, 40, 30], features=30, num_classes=3, seed=1)
     c = simplify(Circuit.from_net(net))[0]
     sm = generate_sequential(c, HeadSpec(1, 2, 1))
     w = 4
     write_text(tmp_path / "wl_seq.v", sm.text)
-    write_text(tmp_path / f"{TOP}.v", top_verilog(sm, c.used_inputs(), w))
+    write_text(tmp_path / f"{TOP}.v", top_verilog(sm, c.used_inputs(), w, input_ram))
     bits = np.random.default_rng(0).random((40, c.num_inputs)) < 0.5
     want = np.argmax(c.counts_from_bits(reference_outputs(c, bits)), axis=1)
-    words = pack_words(bits, c.used_inputs(), w)
+    words = pack_words(bits, c.used_inputs(), w, input_ram)
     rtl_src = [tmp_path / "wl_seq.v", tmp_path / f"{TOP}.v"]
-    rtl = run_top(rtl_src, words, w, sm.class_bits, tmp_path / "rtl", cell_models=False)
+    rtl = run_top(rtl_src, words, w, sm.class_bits, tmp_path / "rtl", cell_models=input_ram)
     assert rtl.classes.tolist() == want.tolist()
     assert set(rtl.cycles.tolist()) == {words.shape[1] + sm.cycles}
     js = synth_ice40_json(rtl_src, TOP, tmp_path)
@@ -59,7 +62,8 @@ def test_rtl_synthesised_and_placed_netlists_classify_alike(tmp_path: Path) -> N
     assert "SB_LUT4" in syn_v.read_text() and "wl_seq_net" not in syn_v.read_text()
     syn = run_top([syn_v], words, w, sm.class_bits, tmp_path / "syn", cell_models=True)
     assert syn.classes.tolist() == want.tolist()
-    place_and_route(js, tmp_path, clock_mhz=12, write_placed=True)
+    p = place_and_route(js, tmp_path, clock_mhz=12, write_placed=True)
+    assert p["block_ram"]["used"] == (words.shape[1] if input_ram else 0)
     placed_v = netlist_verilog(tmp_path / f"{TOP}_placed.json", tmp_path / "pl" / "netlist.v")
     assert "ICESTORM_LC" in placed_v.read_text()
     placed = run_top([placed_v], words, w, sm.class_bits, tmp_path / "pl", cell_models=True)

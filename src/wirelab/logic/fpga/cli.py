@@ -121,6 +121,11 @@ def soc_cmd(
     "--bus-bits", type=int, default=16, show_default=True, help="Input bits loaded per cycle."
 )
 @click.option(
+    "--input-ram",
+    is_flag=True,
+    help="Hold the input bits in block RAM read ports instead of flip-flops (W <= 16).",
+)
+@click.option(
     "--clock", "clock_mhz", type=float, default=12.0, show_default=True, help="Clock (MHz)."
 )
 @click.option(
@@ -141,6 +146,7 @@ def up5k_cmd(
     slices: int,
     head_pipeline: int,
     bus_bits: int,
+    input_ram: bool,
     clock_mhz: float,
     images: int,
     no_pnr: bool,
@@ -158,6 +164,7 @@ def up5k_cmd(
         out,
         spec=HeadSpec(classes_per_step, slices, head_pipeline),
         bus_bits=bus_bits,
+        input_ram=input_ram,
         clock_mhz=clock_mhz,
         images=images,
         pnr=not no_pnr,

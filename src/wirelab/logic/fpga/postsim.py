@@ -14,14 +14,17 @@ same testbench runs the RTL (``wl_seq.v`` + ``wl_seq_top.v``), so both can be co
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from wirelab.errors import UsageError
 from wirelab.logic.circuit.tools import ToolError, require, run_tool, script_word, write_text
 from wirelab.logic.fpga.top import TOP
+from wirelab.results import write_json
 
 CELLS_SIM = "ice40/cells_sim.v"
 
@@ -40,18 +43,66 @@ def netlist_verilog(netlist_json: Path, out: Path) -> Path:
     module is named ``wl_seq_top`` (nextpnr writes it as ``top``)."""
     import json
 
+    doc = json.loads(Path(netlist_json).read_text())
+    if complete_carry_chains(doc):
+        netlist_json = write_json(out.parent / "netlist_carry.json", doc)
     src = script_word(netlist_json)
     dst = script_word(out)
-    modules = json.loads(Path(netlist_json).read_text()).get("modules", {})
+    modules = doc.get("modules", {})
     tops = [m for m, v in modules.items() if v.get("attributes", {}).get("top")] or list(modules)
     if TOP not in modules and len(tops) != 1:
         raise ToolError(f"{netlist_json}: no single top module ({len(tops)} candidates)")
     rename = "" if TOP in modules else f"rename {script_word(tops[0], 'module name')} {TOP}\n"
-    script = f"read_json {src}\n{rename}write_verilog -noattr -norename {dst}\n"
+    script = f"read_json {src}\n{rename}opt_clean -purge\nwrite_verilog -noattr {dst}\n"
     work = out.parent
     write_text(work / "netlist.ys", script)
     run_tool([require("yosys"), "-q", "-l", "netlist.log", "netlist.ys"], work, "yosys")
     return out
+
+
+def _bel(cell: dict[str, Any]) -> tuple[int, int, int] | None:
+    m = re.fullmatch(
+        r"X(\d+)/Y(\d+)/lc(\d)", str(cell.get("attributes", {}).get("NEXTPNR_BEL", ""))
+    )
+    return (int(m.group(1)), int(m.group(2)), int(m.group(3))) if m else None
+
+
+def complete_carry_chains(doc: dict[str, Any]) -> int:
+    """Connect the carry input a placed netlist leaves implicit; returns how many were added.
+
+    In nextpnr's netlist a logic cell in a carry chain may have no ``CIN`` net: on the chip its
+    carry input is wired to the carry output of the cell below it (``lc<z-1>`` of the same tile,
+    or ``lc7`` of the tile below for ``lc0``), a connection the cell model only sees as a port.
+    Each such ``CIN`` (``CARRY_ENABLE`` set, ``CIN_CONST`` clear) gets that cell's ``COUT``."""
+    cells = next(iter(doc["modules"].values()))["cells"]
+    by_bel = {b: c for c in cells.values() if c["type"] == "ICESTORM_LC" and (b := _bel(c))}
+    next_bit = 1 + max(
+        (
+            b
+            for c in cells.values()
+            for bs in c["connections"].values()
+            for b in bs
+            if isinstance(b, int)
+        ),
+        default=1,
+    )
+    added = 0
+    for (x, y, z), cell in by_bel.items():
+        prm = cell["parameters"]
+        if int(str(prm.get("CARRY_ENABLE", "0")), 2) != 1 or int(str(prm.get("CIN_CONST", "0")), 2):
+            continue
+        if cell["connections"].get("CIN"):
+            continue
+        below = by_bel.get((x, y, z - 1) if z else (x, y - 1, 7))
+        if below is None:
+            continue
+        if not below["connections"].get("COUT"):
+            below["connections"]["COUT"] = [next_bit]
+            next_bit += 1
+        cell["connections"]["CIN"] = list(below["connections"]["COUT"])
+        cell.setdefault("port_directions", {})["CIN"] = "input"
+        added += 1
+    return added
 
 
 def testbench(n_images: int, n_words: int, bus_bits: int, class_bits: int, limit: int) -> str:

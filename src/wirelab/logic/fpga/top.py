@@ -9,11 +9,21 @@
     output [CW-1:0] cls
 
 The input register holds only the ``U`` input bits the circuit uses (``Circuit.used_inputs``),
-rounded up to whole words: ``ceil(U / W)`` load cycles per image. Word ``j`` of an image (sent
-in order ``j = 0, 1, ...``) ends in bits ``[(n - 1 - j) W, (n - j) W)`` of the register, so used
-bit ``u`` (in increasing input order) is bit ``u % W`` of word ``n - 1 - u // W``
-(`pack_words`). A classification then takes `SeqModule.cycles` cycles from ``start`` to
-``done``: ``ceil(U / W) + cycles`` per image (the start edge is the first of `SeqModule.cycles`).
+rounded up to whole words: ``ceil(U / W)`` load cycles per image. Two kinds (``input_ram``):
+
+- flip-flops (default): a shift register; word ``j`` of an image (sent in order ``j = 0, 1, ...``)
+  ends in bits ``[(n - 1 - j) W, (n - j) W)``, so used bit ``u`` (in increasing input order) is
+  bit ``u % W`` of word ``n - 1 - u // W``. Each flip-flop takes a logic cell of its own (nothing
+  else drives it, so no LUT shares its cell);
+- block RAM: word ``j`` is written to address 0 of its own ``SB_RAM40_4K`` (256 x 16), whose
+  registered read port, read every cycle, drives the network: ``U`` bits in ``n`` of the UP5K's
+  30 block RAMs instead of ``U`` logic cells (``W <= 16``). A load counter picks the block; it
+  restarts at every ``start``, so an image is exactly ``n`` loads. Used bit ``u`` is bit
+  ``u % W`` of word ``u // W``.
+
+`pack_words` gives the words in load order for either kind. A classification then takes `SeqModule.cycles` cycles from ``start`` to
+``done``: ``ceil(U / W) + cycles`` per image (the start edge is the first of
+`SeqModule.cycles`).
 """
 
 from __future__ import annotations
@@ -24,28 +34,35 @@ from wirelab.errors import UsageError
 from wirelab.logic.fpga.seqhead import SeqModule
 
 TOP = "wl_seq_top"
+RAM_BLOCKS = 30  # SB_RAM40_4K on the UP5K
 
 
 def num_words(used: int, bus_bits: int) -> int:
     return max(1, -(-used // bus_bits))
 
 
-def pack_words(bits: np.ndarray, used_inputs: np.ndarray, bus_bits: int) -> np.ndarray:
+def pack_words(
+    bits: np.ndarray, used_inputs: np.ndarray, bus_bits: int, input_ram: bool = False
+) -> np.ndarray:
     """``(B, I)`` input bits -> ``(B, n)`` int words in the order they are loaded."""
     used = np.asarray(used_inputs, dtype=np.int64)
     n = num_words(len(used), bus_bits)
     reg = np.zeros((len(bits), n * bus_bits), dtype=np.int64)
     reg[:, : len(used)] = np.asarray(bits, dtype=bool)[:, used]
     words = (reg.reshape(len(bits), n, bus_bits) << np.arange(bus_bits)).sum(-1)
-    return words[:, ::-1]
+    return words if input_ram else words[:, ::-1]
 
 
-def top_verilog(sm: SeqModule, used_inputs: np.ndarray, bus_bits: int) -> str:
+def top_verilog(
+    sm: SeqModule, used_inputs: np.ndarray, bus_bits: int, input_ram: bool = False
+) -> str:
     """``wl_seq_top`` around ``sm`` (see the module docstring)."""
-    if not 1 <= bus_bits <= 32:
-        raise UsageError(f"--bus-bits must lie in [1, 32], got {bus_bits}")
+    if not 1 <= bus_bits <= (16 if input_ram else 32):
+        raise UsageError(f"--bus-bits must lie in [1, {16 if input_ram else 32}], got {bus_bits}")
     used = [int(i) for i in np.asarray(used_inputs).tolist()]
     w, n = bus_bits, num_words(len(used), bus_bits)
+    if input_ram and n > RAM_BLOCKS:
+        raise UsageError(f"{n} input words need more than the UP5K's {RAM_BLOCKS} block RAMs")
     r = n * w
     x_bits = ["1'b0"] * max(sm.num_inputs, 1)
     for u, i in enumerate(used):
@@ -63,9 +80,35 @@ module {TOP} (
     output wire done,
     output wire [{cw - 1}:0] cls
 );
-  reg [{r - 1}:0] sr = {r}'d0;
-  always @(posedge clk) if (load && !busy) sr <= {shift};
+{_ram_register(n, w) if input_ram else _shift_register(r, shift)}
   wire [{max(sm.num_inputs, 1) - 1}:0] x = {{{", ".join(reversed(x_bits))}}};
   {sm.module} core(.clk(clk), .start(start), .x(x), .busy(busy), .done(done), .cls(cls));
 endmodule
 """
+
+
+def _shift_register(r: int, shift: str) -> str:
+    return f"""  reg [{r - 1}:0] sr = {r}'d0;
+  always @(posedge clk) if (load && !busy) sr <= {shift};"""
+
+
+def _ram_register(n: int, w: int) -> str:
+    """``sr`` as the read ports of ``n`` block RAMs, one word each (see the module docstring)."""
+    cw = max(1, (n - 1).bit_length())
+    lines = [
+        f"  wire [{n * w - 1}:0] sr;",
+        f"  reg [{cw - 1}:0] wsel = {cw}'d0;",
+        "  always @(posedge clk)",
+        f"    if (start && !busy) wsel <= {cw}'d0; else if (load && !busy) wsel <= wsel + 1'b1;",
+    ]
+    pad = f"{{{16 - w}'d0, din}}" if w < 16 else "din"
+    for j in range(n):
+        lines += [
+            f"  wire [15:0] rd{j};",
+            f"  assign sr[{(j + 1) * w - 1}:{j * w}] = rd{j}[{w - 1}:0];",
+            f"  SB_RAM40_4K #(.READ_MODE(0), .WRITE_MODE(0)) ram{j} (",
+            f"    .RDATA(rd{j}), .RADDR(11'd0), .RCLK(clk), .RCLKE(1'b1), .RE(1'b1),",
+            "    .WADDR(11'd0), .WCLK(clk), .WCLKE(1'b1),",
+            f"    .WE(load && !busy && wsel == {cw}'d{j}), .WDATA({pad}), .MASK(16'h0000));",
+        ]
+    return "\n".join(lines)

@@ -4,7 +4,8 @@ iCE40 UP5K, placed and routed, and its netlist simulated after synthesis.
 `up5k_run` writes a result directory (``config.json`` first, ``metrics.json`` last)::
 
     hdl/wl_seq.v, hdl/wl_seq_top.v   the gate network, the sequential head (`seqhead`), the top
-                                     level with the input register and handshake (`top`)
+                                     level with the input register (flip-flops, or block RAM
+                                     with ``input_ram``) and handshake (`top`)
     pnr/                             synth_ice40 netlist, nextpnr report, .asc, .bin (bitstream)
     sim/                             the netlist as Verilog, testbench, Icarus log
     c/                               the C back end (the reference of the simulation)
@@ -56,6 +57,7 @@ def up5k_run(
     *,
     spec: HeadSpec | None = None,
     bus_bits: int = 16,
+    input_ram: bool = False,
     clock_mhz: float = 12.0,
     images: int = 200,
     pnr: bool = True,
@@ -65,8 +67,10 @@ def up5k_run(
 ) -> dict[str, Any]:
     """See the module docstring; returns the metrics as written."""
     spec = spec or HeadSpec()
-    if images < 1 or not clock_mhz > 0 or not 1 <= bus_bits <= 32:
-        raise UsageError("--images must be >= 1, --clock > 0 and --bus-bits in [1, 32]")
+    if images < 1 or not clock_mhz > 0 or not 1 <= bus_bits <= (16 if input_ram else 32):
+        raise UsageError(
+            "--images must be >= 1, --clock > 0 and --bus-bits in [1, 32] (16 with --input-ram)"
+        )
     rd, net = load_run(run_dir)
     script_word(Path(out), "--out directory")  # written into the yosys scripts
     config = {
@@ -75,6 +79,7 @@ def up5k_run(
         "slices": spec.slices,
         "head_pipeline": spec.pipeline,
         "bus_bits": bus_bits,
+        "input_ram": input_ram,
         "clock_mhz": clock_mhz,
         "images": images,
         "pnr": pnr,
@@ -86,7 +91,8 @@ def up5k_run(
         o = res.path
         sm = generate_sequential(simple, spec)
         write_text(o / "hdl" / "wl_seq.v", sm.text)
-        write_text(o / "hdl" / f"{TOP}.v", top_verilog(sm, simple.used_inputs(), bus_bits))
+        top = top_verilog(sm, simple.used_inputs(), bus_bits, input_ram)
+        write_text(o / "hdl" / f"{TOP}.v", top)
         m: dict[str, Any] = {"head": spec.name, **simple.summary(), "steps": sm.steps}
         log(f"C back end on {len(x)} test images")
         c_pred, c_metrics = _c_reference(simple, net, x, labels, o / "c")
@@ -96,7 +102,8 @@ def up5k_run(
         m.update(hw)
         netlist = o / "pnr" / f"{TOP}_placed.json" if hw.get("fits") else o / "pnr" / f"{TOP}.json"
         log(f"Icarus Verilog: {netlist.name} with the iCE40 cell models, {images} test images")
-        m.update(_postsim(simple, sm, netlist, x[:images], c_pred[:images], bus_bits, o / "sim"))
+        words = pack_words(simple.binarize(x[:images]), simple.used_inputs(), bus_bits, input_ram)
+        m.update(_postsim(sm, netlist, words, c_pred[:images], bus_bits, o / "sim"))
         m.update(_throughput(m, simple.used_inputs().size, bus_bits, sm))
         return res.finish(m)
 
@@ -161,6 +168,7 @@ def _hardware(
             "logic_cells": p["logic_cells"]["used"],
             "logic_cells_available": p["logic_cells"]["available"],
             "io": p["io"]["used"],
+            "block_ram": p["block_ram"]["used"],
             "fmax_mhz": p["fmax_mhz"],
             "clock_mhz": clock_mhz,
             "timing_met": p["timing_met"],
@@ -173,21 +181,14 @@ def _hardware(
 
 
 def _postsim(
-    c: Circuit,
-    sm: SeqModule,
-    netlist: Path,
-    x: np.ndarray,
-    c_pred: np.ndarray,
-    bus_bits: int,
-    work: Path,
+    sm: SeqModule, netlist: Path, words: np.ndarray, c_pred: np.ndarray, bus_bits: int, work: Path
 ) -> dict[str, Any]:
-    words = pack_words(c.binarize(x), c.used_inputs(), bus_bits)
     nv = netlist_verilog(netlist, work / "netlist.v")
     sim = run_top([nv], words, bus_bits, sm.class_bits, work, cell_models=True)
     equal = sim.classes == c_pred
     return {
         "postsim_netlist": "placed and routed" if "placed" in netlist.name else "synthesised",
-        "postsim_images": len(x),
+        "postsim_images": len(words),
         "postsim_equal_to_c": int(equal.sum()),
         "postsim_all_equal": bool(equal.all()),
         "postsim_seconds": round(sim.seconds, 1),
