@@ -21,9 +21,9 @@ rounded up to whole words: ``ceil(U / W)`` load cycles per image. Two kinds (``i
   restarts at every ``start``, so an image is exactly ``n`` loads. Used bit ``u`` is bit
   ``u % W`` of word ``u // W``.
 
-`pack_words` gives the words in load order for either kind. A classification then takes `SeqModule.cycles` cycles from ``start`` to
-``done``: ``ceil(U / W) + cycles`` per image (the start edge is the first of
-`SeqModule.cycles`).
+`pack_words` gives the words in load order for either kind. A classification then takes
+`SeqModule.cycles` cycles from ``start`` to ``done``: ``ceil(U / W) + cycles`` per image (the
+start edge is the first of `SeqModule.cycles`).
 """
 
 from __future__ import annotations
