@@ -8,7 +8,7 @@ iCE40 UP5K, placed and routed, and its netlist simulated after synthesis.
                                      with ``input_ram``) and handshake (`top`)
     pnr/                             synth_ice40 netlist, nextpnr report, .asc, .bin (bitstream)
     sim/                             the netlist as Verilog, testbench, Icarus log
-    c/                               the C back end (the reference of the simulation)
+    c_reference/                     the C back end (the reference of the simulation)
 
 1. **C back end** on the whole test split: accuracy, and equality with the numpy discrete model
    (`DiscreteLogicNet.predict`); throughput on one core (CPU time of ``wl_classify``).
@@ -95,7 +95,7 @@ def up5k_run(
         write_text(o / "hdl" / f"{TOP}.v", top)
         m: dict[str, Any] = {"head": spec.name, **simple.summary(), "steps": sm.steps}
         log(f"C back end on {len(x)} test images")
-        c_pred, c_metrics = _c_reference(simple, net, x, labels, o / "c")
+        c_pred, c_metrics = _c_reference(simple, net, x, labels, o / "c_reference")
         m.update(c_metrics)
         log(f"yosys synth_ice40 ({simple.num_gates} gates, {spec.name})")
         hw = _hardware(o, sm, clock_mhz, pnr, seed, log)
