@@ -157,8 +157,12 @@ def _hardware(
     log(f"nextpnr-ice40 ({clock_mhz:g} MHz) + icepack -> {work}")
     try:
         p = place_and_route(netlist, work, clock_mhz=clock_mhz, seed=seed, write_placed=True)
-    except ToolError as exc:
-        need = re.search(r"of (\d+) ICESTORM_LCs", str(exc))
+    except ToolError as exc:  # does not fit: nextpnr's count of the logic cells it needs
+        log_path = work / "nextpnr-ice40.log"
+        text = log_path.read_text() if log_path.is_file() else str(exc)
+        need = re.search(r"ICESTORM_LC:\s+(\d+)\s*/\s*\d+", text) or re.search(
+            r"of (\d+) ICESTORM_LCs", text
+        )
         hw.update({"fits": False, "pnr_error": str(exc)})
         hw["logic_cells_needed"] = int(need.group(1)) if need else None
         return hw
