@@ -116,3 +116,30 @@ def test_narrowing_keeps_the_most_selective_outputs_of_each_class() -> None:
     assert narrow_net(net, s, 4).layers[-1].a.tolist() == orig.a.tolist()
     with pytest.raises(UsageError):
         narrow_net(net, s, 5)
+
+
+def test_implicit_carry_inputs_are_connected_from_the_cell_below() -> None:
+    from wirelab.logic.fpga.postsim import complete_carry_chains
+
+    def lc(bel: str, carry: int, conns: dict[str, list[int]], cin_const: int = 0) -> dict:
+        prm = {"CARRY_ENABLE": format(carry, "032b"), "CIN_CONST": format(cin_const, "032b")}
+        return {
+            "type": "ICESTORM_LC",
+            "parameters": prm,
+            "attributes": {"NEXTPNR_BEL": bel},
+            "connections": conns,
+        }
+
+    cells = {
+        "a": lc("X1/Y1/lc7", 1, {"COUT": [10], "I1": [3]}),
+        "b": lc("X1/Y2/lc0", 1, {"CIN": [], "I1": [4]}),  # below it: lc7 of tile Y1
+        "c": lc("X1/Y2/lc1", 1, {"I1": [5]}),  # below it: b, whose COUT is unconnected
+        "d": lc("X1/Y2/lc2", 1, {"I1": [6]}, cin_const=1),  # constant carry in: left alone
+        "e": lc("X1/Y2/lc3", 0, {"I1": [7]}),  # no carry: left alone
+    }
+    doc = {"modules": {"top": {"cells": cells}}}
+    assert complete_carry_chains(doc) == 2
+    assert cells["b"]["connections"]["CIN"] == [10]
+    new = cells["b"]["connections"]["COUT"]
+    assert cells["c"]["connections"]["CIN"] == new and new[0] > 10
+    assert "CIN" not in cells["d"]["connections"] and "CIN" not in cells["e"]["connections"]
