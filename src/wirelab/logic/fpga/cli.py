@@ -137,6 +137,13 @@ def soc_cmd(
 )
 @click.option("--no-pnr", is_flag=True, help="Synthesise only (simulate the synthesised netlist).")
 @click.option("--seed", type=int, default=1, show_default=True, help="nextpnr placer seed.")
+@click.option(
+    "--router",
+    type=click.Choice(["router1", "router2"]),
+    default="router1",
+    show_default=True,
+    help="nextpnr router.",
+)
 @click.option("--overwrite", is_flag=True, help="Replace a finished result in --out.")
 @click.option("--json", "as_json", is_flag=True, help="Print the metrics as one JSON line.")
 def up5k_cmd(
@@ -151,6 +158,7 @@ def up5k_cmd(
     images: int,
     no_pnr: bool,
     seed: int,
+    router: str,
     overwrite: bool,
     as_json: bool,
 ) -> None:
@@ -169,6 +177,7 @@ def up5k_cmd(
         images=images,
         pnr=not no_pnr,
         seed=seed,
+        router=router,
         overwrite=overwrite,
         log=lambda msg: _console.print(f"[dim]…[/dim] {msg}"),
     )

@@ -62,6 +62,7 @@ def up5k_run(
     images: int = 200,
     pnr: bool = True,
     seed: int = 1,
+    router: str = "router1",
     overwrite: bool = False,
     log: Progress = _noop,
 ) -> dict[str, Any]:
@@ -84,6 +85,7 @@ def up5k_run(
         "images": images,
         "pnr": pnr,
         "seed": seed,
+        "router": router,
     }
     _, simple, _ = circuits_of(rd, net)
     x, labels = test_set(rd, net)
@@ -98,7 +100,7 @@ def up5k_run(
         c_pred, c_metrics = _c_reference(simple, net, x, labels, o / "c_reference")
         m.update(c_metrics)
         log(f"yosys synth_ice40 ({simple.num_gates} gates, {spec.name})")
-        hw = _hardware(o, sm, clock_mhz, pnr, seed, log)
+        hw = _hardware(o, sm, clock_mhz, pnr, (seed, router), log)
         m.update(hw)
         netlist = o / "pnr" / f"{TOP}_placed.json" if hw.get("fits") else o / "pnr" / f"{TOP}.json"
         log(f"Icarus Verilog: {netlist.name} with the iCE40 cell models, {images} test images")
@@ -144,8 +146,9 @@ def _cell_counts(netlist: Path) -> dict[str, int]:
 
 
 def _hardware(
-    o: Path, sm: SeqModule, clock_mhz: float, pnr: bool, seed: int, log: Progress
+    o: Path, sm: SeqModule, clock_mhz: float, pnr: bool, how: tuple[int, str], log: Progress
 ) -> dict[str, Any]:
+    """Synthesis; with ``pnr`` nextpnr (placer seed and router ``how``) and icepack."""
     work = o / "pnr"
     t0 = time.perf_counter()
     srcs = [o / "hdl" / "wl_seq.v", o / "hdl" / f"{TOP}.v"]
@@ -156,7 +159,9 @@ def _hardware(
         return hw
     log(f"nextpnr-ice40 ({clock_mhz:g} MHz) + icepack -> {work}")
     try:
-        p = place_and_route(netlist, work, clock_mhz=clock_mhz, seed=seed, write_placed=True)
+        p = place_and_route(
+            netlist, work, clock_mhz=clock_mhz, seed=how[0], router=how[1], write_placed=True
+        )
     except ToolError as exc:  # does not fit: nextpnr's count of the logic cells it needs
         log_path = work / "nextpnr-ice40.log"
         text = log_path.read_text() if log_path.is_file() else str(exc)
