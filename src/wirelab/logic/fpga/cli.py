@@ -144,6 +144,13 @@ def soc_cmd(
     show_default=True,
     help="nextpnr router.",
 )
+@click.option(
+    "--pnr-timeout",
+    type=float,
+    default=3600,
+    show_default=True,
+    help="Seconds before nextpnr is stopped (the design is then reported as not routed).",
+)
 @click.option("--overwrite", is_flag=True, help="Replace a finished result in --out.")
 @click.option("--json", "as_json", is_flag=True, help="Print the metrics as one JSON line.")
 def up5k_cmd(
@@ -159,6 +166,7 @@ def up5k_cmd(
     no_pnr: bool,
     seed: int,
     router: str,
+    pnr_timeout: float,
     overwrite: bool,
     as_json: bool,
 ) -> None:
@@ -178,6 +186,7 @@ def up5k_cmd(
         pnr=not no_pnr,
         seed=seed,
         router=router,
+        pnr_timeout=pnr_timeout,
         overwrite=overwrite,
         log=lambda msg: _console.print(f"[dim]…[/dim] {msg}"),
     )
@@ -196,6 +205,8 @@ def up5k_cmd(
             f"per image, {m['images_per_s_at_fmax']:,} images/s at Fmax; bitstream "
             f"{m['bitstream_bytes']:,} bytes"
         )
+    elif m.get("placed_not_routed"):
+        click.echo(f"placed ({m['logic_cells_needed']} of 5280 logic cells) but not routed")
     elif "fits" in m:
         click.echo(f"does not fit: needs {m['logic_cells_needed']} of 5280 logic cells")
     click.echo(

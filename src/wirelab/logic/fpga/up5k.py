@@ -15,7 +15,9 @@ iCE40 UP5K, placed and routed, and its netlist simulated after synthesis.
 2. **Synthesis, place and route**: ``synth_ice40`` of ``wl_seq_top``, nextpnr-ice40 (UP5K,
    sg48, ``--clock``), icepack: LUT4, carry and flip-flop cells, placed logic cells, Fmax, timing
    met, bitstream bytes. A design that does not fit records nextpnr's count of the logic cells it
-   needs (``logic_cells_needed``) and goes on with the synthesised netlist.
+   needs (``logic_cells_needed``) and goes on with the synthesised netlist; one that was placed
+   but not routed (congestion, or nextpnr stopped after ``pnr_timeout`` seconds) also records
+   ``placed_not_routed`` and the placer's Fmax estimate (``placement_fmax_mhz``).
 3. **Post-synthesis simulation**: the placed and routed netlist (nextpnr ``--write``; the
    synthesised one if it did not fit), written as Verilog by yosys, simulated in Icarus with
    yosys's iCE40 cell models on the first ``images`` test images (`postsim.run_top`); its
@@ -63,6 +65,7 @@ def up5k_run(
     pnr: bool = True,
     seed: int = 1,
     router: str = "router1",
+    pnr_timeout: float = 3600,
     overwrite: bool = False,
     log: Progress = _noop,
 ) -> dict[str, Any]:
@@ -86,6 +89,7 @@ def up5k_run(
         "pnr": pnr,
         "seed": seed,
         "router": router,
+        "pnr_timeout": pnr_timeout,
     }
     _, simple, _ = circuits_of(rd, net)
     x, labels = test_set(rd, net)
@@ -100,7 +104,7 @@ def up5k_run(
         c_pred, c_metrics = _c_reference(simple, net, x, labels, o / "c_reference")
         m.update(c_metrics)
         log(f"yosys synth_ice40 ({simple.num_gates} gates, {spec.name})")
-        hw = _hardware(o, sm, clock_mhz, pnr, (seed, router), log)
+        hw = _hardware(o, sm, clock_mhz, pnr, (seed, router, pnr_timeout), log)
         m.update(hw)
         netlist = o / "pnr" / f"{TOP}_placed.json" if hw.get("fits") else o / "pnr" / f"{TOP}.json"
         log(f"Icarus Verilog: {netlist.name} with the iCE40 cell models, {images} test images")
@@ -146,9 +150,14 @@ def _cell_counts(netlist: Path) -> dict[str, int]:
 
 
 def _hardware(
-    o: Path, sm: SeqModule, clock_mhz: float, pnr: bool, how: tuple[int, str], log: Progress
+    o: Path,
+    sm: SeqModule,
+    clock_mhz: float,
+    pnr: bool,
+    how: tuple[int, str, float],
+    log: Progress,
 ) -> dict[str, Any]:
-    """Synthesis; with ``pnr`` nextpnr (placer seed and router ``how``) and icepack."""
+    """Synthesis; with ``pnr`` nextpnr (placer seed, router, timeout: ``how``) and icepack."""
     work = o / "pnr"
     t0 = time.perf_counter()
     srcs = [o / "hdl" / "wl_seq.v", o / "hdl" / f"{TOP}.v"]
@@ -160,7 +169,13 @@ def _hardware(
     log(f"nextpnr-ice40 ({clock_mhz:g} MHz) + icepack -> {work}")
     try:
         p = place_and_route(
-            netlist, work, clock_mhz=clock_mhz, seed=how[0], router=how[1], write_placed=True
+            netlist,
+            work,
+            clock_mhz=clock_mhz,
+            seed=how[0],
+            router=how[1],
+            timeout=how[2],
+            write_placed=True,
         )
     except ToolError as exc:  # does not fit: nextpnr's count of the logic cells it needs
         log_path = work / "nextpnr-ice40.log"
@@ -170,6 +185,10 @@ def _hardware(
         )
         hw.update({"fits": False, "pnr_error": str(exc)})
         hw["logic_cells_needed"] = int(need.group(1)) if need else None
+        # placed (the router ran) but not routed: congestion, or stopped at --pnr-timeout
+        hw["placed_not_routed"] = bool(re.search(r"iter=\d+ wires=", text))
+        placed_fmax = re.findall(r"Max frequency for clock '[^']+': ([\d.]+) MHz", text)
+        hw["placement_fmax_mhz"] = float(placed_fmax[-1]) if placed_fmax else None
         return hw
     hw.update(
         {
