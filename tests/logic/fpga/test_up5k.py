@@ -143,3 +143,24 @@ def test_implicit_carry_inputs_are_connected_from_the_cell_below() -> None:
     new = cells["b"]["connections"]["COUT"]
     assert cells["c"]["connections"]["CIN"] == new and new[0] > 10
     assert "CIN" not in cells["d"]["connections"] and "CIN" not in cells["e"]["connections"]
+
+
+def test_a_failed_place_and_route_is_read_from_nextpnr_s_log() -> None:
+    from wirelab.logic.fpga.up5k import unplaced_figures
+
+    full = "Info: \t         ICESTORM_LC:  7099/ 5280   134%\nERROR: Unable to place cell 'x'\n"
+    assert unplaced_figures(full) == {
+        "logic_cells_needed": 7099,
+        "placed_not_routed": False,
+        "placement_fmax_mhz": None,
+    }
+    congested = (
+        "Info: \t         ICESTORM_LC:  4390/ 5280    83%\n"
+        "Info: Max frequency for clock 'clk$SB_IO_IN_$glb_clk': 15.78 MHz (PASS at 12.00 MHz)\n"
+        "Info:     iter=253 wires=78427 overused=2197 overuse=2197 archfail=NA\n"
+    )
+    assert unplaced_figures(congested) == {
+        "logic_cells_needed": 4390,
+        "placed_not_routed": True,
+        "placement_fmax_mhz": 15.78,
+    }

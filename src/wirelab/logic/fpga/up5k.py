@@ -177,18 +177,10 @@ def _hardware(
             timeout=how[2],
             write_placed=True,
         )
-    except ToolError as exc:  # does not fit: nextpnr's count of the logic cells it needs
+    except ToolError as exc:  # does not fit, or not routed
         log_path = work / "nextpnr-ice40.log"
         text = log_path.read_text() if log_path.is_file() else str(exc)
-        need = re.search(r"ICESTORM_LC:\s+(\d+)\s*/\s*\d+", text) or re.search(
-            r"of (\d+) ICESTORM_LCs", text
-        )
-        hw.update({"fits": False, "pnr_error": str(exc)})
-        hw["logic_cells_needed"] = int(need.group(1)) if need else None
-        # placed (the router ran) but not routed: congestion, or stopped at --pnr-timeout
-        hw["placed_not_routed"] = bool(re.search(r"iter=\d+ wires=", text))
-        placed_fmax = re.findall(r"Max frequency for clock '[^']+': ([\d.]+) MHz", text)
-        hw["placement_fmax_mhz"] = float(placed_fmax[-1]) if placed_fmax else None
+        hw.update({"fits": False, "pnr_error": str(exc), **unplaced_figures(text)})
         return hw
     hw.update(
         {
@@ -206,6 +198,21 @@ def _hardware(
         }
     )
     return hw
+
+
+def unplaced_figures(log: str) -> dict[str, Any]:
+    """From the log of a nextpnr run that failed or was stopped: ``logic_cells_needed`` (its
+    ``ICESTORM_LC`` count after packing), ``placed_not_routed`` (the router ran: placed, but
+    congested or stopped) and ``placement_fmax_mhz`` (the last Fmax estimate it printed)."""
+    need = re.search(r"ICESTORM_LC:\s+(\d+)\s*/\s*\d+", log) or re.search(
+        r"of (\d+) ICESTORM_LCs", log
+    )
+    fmax = re.findall(r"Max frequency for clock '[^']+': ([\d.]+) MHz", log)
+    return {
+        "logic_cells_needed": int(need.group(1)) if need else None,
+        "placed_not_routed": bool(re.search(r"iter=\d+ wires=", log)),
+        "placement_fmax_mhz": float(fmax[-1]) if fmax else None,
+    }
 
 
 def _postsim(
