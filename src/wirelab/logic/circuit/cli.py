@@ -245,8 +245,8 @@ def synth_cmd(
 
 
 def register(group: click.Group) -> None:
-    """Add compile, verify, synth and soc to the ``wirelab logic`` group."""
-    from wirelab.logic.fpga.cli import soc_cmd
+    """Add compile, verify, synth, soc, up5k and narrow to the ``wirelab logic`` group."""
+    from wirelab.logic.fpga.cli import narrow_cmd, soc_cmd, up5k_cmd
 
-    for cmd in (compile_cmd, verify_cmd, synth_cmd, soc_cmd):
+    for cmd in (compile_cmd, verify_cmd, synth_cmd, soc_cmd, up5k_cmd, narrow_cmd):
         group.add_command(cmd)

@@ -100,10 +100,14 @@ def place_and_route(
     package: str = "sg48",
     seed: int = 1,
     timeout: float = 3600,
+    write_placed: bool = False,
+    router: str = "router1",
 ) -> dict[str, Any]:
     """nextpnr-ice40 (UP5K, ``package``) on a yosys JSON netlist, then icepack.
 
-    Writes ``<stem>.asc``, ``<stem>.bin`` and ``<stem>_report.json`` into ``work``; returns the
+    Writes ``<stem>.asc``, ``<stem>.bin`` and ``<stem>_report.json`` into ``work`` (with
+    ``write_placed`` also the placed and routed netlist ``<stem>_placed.json``; ``router``:
+    nextpnr's ``--router``); returns the
     figures: ``logic_cells`` (placed ``ICESTORM_LC``), ``block_ram``, ``spram``, ``dsp``,
     ``io`` (each used and available), ``fmax_mhz`` (the slowest clock's achieved maximum),
     ``clock_mhz`` (the requested clock), ``timing_met`` and the bitstream paths and size.
@@ -129,8 +133,11 @@ def place_and_route(
         "--seed",
         str(seed),
         "--timing-allow-fail",
+        "--router",
+        router,
     ]
     cmd += ["--pcf", str(pcf)] if pcf is not None else ["--pcf-allow-unconstrained"]
+    cmd += ["--write", f"{stem}_placed.json"] if write_placed else []
     t0 = time.perf_counter()
     log = run_tool(cmd, work, "nextpnr-ice40", timeout)
     pnr_s = time.perf_counter() - t0

@@ -60,7 +60,12 @@ def run_tool(cmd: list[str], cwd: Path, what: str, timeout: float = 3600) -> str
         proc = subprocess.run(
             cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout, check=False
         )
-    except subprocess.TimeoutExpired as exc:
+    except subprocess.TimeoutExpired as exc:  # keep what the tool printed so far
+        parts = [
+            p.decode(errors="replace") if isinstance(p, bytes) else p or ""
+            for p in (exc.stdout, exc.stderr)
+        ]
+        write_text(cwd / f"{Path(cmd[0]).name}.log", "".join(parts))
         raise ToolError(f"{what} timed out after {timeout:.0f} s") from exc
     log = proc.stdout + proc.stderr
     write_text(cwd / f"{Path(cmd[0]).name}.log", log)

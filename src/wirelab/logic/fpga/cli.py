@@ -91,3 +91,168 @@ def soc_cmd(
             f"firmware: {s['equal_to_c']} / {s['images']} classes equal to the C back "
             f"end, {s['cycles_per_image']['mean']:.0f} cycles per image"
         )
+
+
+@click.command("up5k")
+@click.argument("run_dir", type=click.Path(file_okay=False, path_type=Path, exists=True))
+@click.option("--out", type=click.Path(path_type=Path), required=True, help="Result directory.")
+@click.option(
+    "--classes-per-step",
+    type=int,
+    default=1,
+    show_default=True,
+    help="Classes the sequential head counts per cycle (lanes).",
+)
+@click.option(
+    "--slices",
+    type=int,
+    default=1,
+    show_default=True,
+    help="Cycles per class group: each class's outputs are counted in this many slices.",
+)
+@click.option(
+    "--head-pipeline",
+    type=int,
+    default=0,
+    show_default=True,
+    help="Register rank every K adder-tree levels of the head (0: none).",
+)
+@click.option(
+    "--bus-bits", type=int, default=16, show_default=True, help="Input bits loaded per cycle."
+)
+@click.option(
+    "--input-ram",
+    is_flag=True,
+    help="Hold the input bits in block RAM read ports instead of flip-flops (W <= 16).",
+)
+@click.option(
+    "--clock", "clock_mhz", type=float, default=12.0, show_default=True, help="Clock (MHz)."
+)
+@click.option(
+    "--images",
+    type=int,
+    default=200,
+    show_default=True,
+    help="Test images simulated on the netlist.",
+)
+@click.option("--no-pnr", is_flag=True, help="Synthesise only (simulate the synthesised netlist).")
+@click.option("--seed", type=int, default=1, show_default=True, help="nextpnr placer seed.")
+@click.option(
+    "--router",
+    type=click.Choice(["router1", "router2"]),
+    default="router1",
+    show_default=True,
+    help="nextpnr router.",
+)
+@click.option(
+    "--pnr-timeout",
+    type=float,
+    default=3600,
+    show_default=True,
+    help="Seconds before nextpnr is stopped (the design is then reported as not routed).",
+)
+@click.option("--overwrite", is_flag=True, help="Replace a finished result in --out.")
+@click.option("--json", "as_json", is_flag=True, help="Print the metrics as one JSON line.")
+def up5k_cmd(
+    run_dir: Path,
+    out: Path,
+    classes_per_step: int,
+    slices: int,
+    head_pipeline: int,
+    bus_bits: int,
+    input_ram: bool,
+    clock_mhz: float,
+    images: int,
+    no_pnr: bool,
+    seed: int,
+    router: str,
+    pnr_timeout: float,
+    overwrite: bool,
+    as_json: bool,
+) -> None:
+    """The whole classifier with a sequential popcount/argmax head on one iCE40 UP5K: place
+    and route, bitstream, the netlist simulated in Icarus against the C back end."""
+    from wirelab.logic.fpga.seqhead import HeadSpec
+    from wirelab.logic.fpga.up5k import up5k_run
+
+    m = up5k_run(
+        run_dir,
+        out,
+        spec=HeadSpec(classes_per_step, slices, head_pipeline),
+        bus_bits=bus_bits,
+        input_ram=input_ram,
+        clock_mhz=clock_mhz,
+        images=images,
+        pnr=not no_pnr,
+        seed=seed,
+        router=router,
+        pnr_timeout=pnr_timeout,
+        overwrite=overwrite,
+        log=lambda msg: _console.print(f"[dim]…[/dim] {msg}"),
+    )
+    if as_json:
+        click.echo(json.dumps(sanitize(m)[0]))
+        return
+    click.echo(
+        f"{m['head']}: {m['luts']} LUT4 + {m['carry_cells']} carry + {m['flip_flops']} FF; "
+        f"C accuracy {m['accuracy_c']:.4f} on {m['test_images']} test images"
+    )
+    if m.get("fits"):
+        met = "met" if m["timing_met"] else "NOT met"
+        click.echo(
+            f"placed: {m['logic_cells']} of {m['logic_cells_available']} logic cells, Fmax "
+            f"{m['fmax_mhz']} MHz ({m['clock_mhz']:g} MHz {met}), {m['cycles_per_image']} cycles "
+            f"per image, {m['images_per_s_at_fmax']:,} images/s at Fmax; bitstream "
+            f"{m['bitstream_bytes']:,} bytes"
+        )
+    elif m.get("placed_not_routed"):
+        click.echo(f"placed ({m['logic_cells_needed']} of 5280 logic cells) but not routed")
+    elif "fits" in m:
+        click.echo(f"does not fit: needs {m['logic_cells_needed']} of 5280 logic cells")
+    click.echo(
+        f"{m['postsim_netlist']} netlist in Icarus: {m['postsim_equal_to_c']} / "
+        f"{m['postsim_images']} classes equal to the C back end"
+    )
+
+
+@click.command("narrow")
+@click.argument("run_dir", type=click.Path(file_okay=False, path_type=Path, exists=True))
+@click.option("--out", type=click.Path(path_type=Path), required=True, help="New run directory.")
+@click.option(
+    "--per-class",
+    type=int,
+    required=True,
+    help="Outputs kept per class (the most class-selective on the training split).",
+)
+@click.option(
+    "--max-train",
+    type=int,
+    default=20000,
+    show_default=True,
+    help="Training images used to score the outputs.",
+)
+@click.option("--overwrite", is_flag=True, help="Replace a finished result in --out.")
+@click.option("--json", "as_json", is_flag=True, help="Print the metrics as one JSON line.")
+def narrow_cmd(
+    run_dir: Path, out: Path, per_class: int, max_train: int, overwrite: bool, as_json: bool
+) -> None:
+    """Cut the last layer to the most class-selective outputs (no retraining); writes a run
+    directory that compile, verify, synth and up5k accept."""
+    from wirelab.logic.fpga.narrow import narrow_run
+
+    m = narrow_run(
+        run_dir,
+        out,
+        per_class,
+        max_train=max_train,
+        overwrite=overwrite,
+        log=lambda msg: _console.print(f"[dim]…[/dim] {msg}"),
+    )
+    if as_json:
+        click.echo(json.dumps(sanitize(m)[0]))
+        return
+    click.echo(
+        f"{m['outputs_original']} -> {m['outputs']} outputs: test accuracy "
+        f"{m['accuracy_test_original']:.4f} -> {m['accuracy_test_narrowed']:.4f} "
+        f"(validation {m['accuracy_val_original']:.4f} -> {m['accuracy_val_narrowed']:.4f})"
+    )

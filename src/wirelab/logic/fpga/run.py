@@ -33,6 +33,7 @@ from wirelab.logic.circuit.tools import ToolError, require, run_tool, write_text
 from wirelab.logic.fpga.firmware import build_firmware, firmware_c
 from wirelab.logic.fpga.peripheral import make_layout, peripheral_verilog
 from wirelab.logic.fpga.soc import picosoc_dir, soc_sources, testbench_verilog, top_verilog
+from wirelab.logic.fpga.up5k import unplaced_figures
 from wirelab.results import write_json
 
 CELLS_SIM = Path("/usr/share/yosys/ice40/cells_sim.v")  # yosys's iCE40 primitives for Icarus
@@ -83,8 +84,9 @@ def soc_run(
             result["fits"] = True
         except ToolError as exc:  # a design that does not fit: record nextpnr's reason
             result["fits"], result["pnr_error"] = False, str(exc)
-            need = re.search(r"of (\d+) ICESTORM_LCs", str(exc))
-            result["logic_cells_needed"] = int(need.group(1)) if need else None
+            log_path = work / "nextpnr-ice40.log"
+            text = log_path.read_text() if log_path.is_file() else str(exc)
+            result["logic_cells_needed"] = unplaced_figures(text)["logic_cells_needed"]
     if simulate:
         result["simulation"] = _simulate(rd.path, simple, lay, work, root, images, max_cycles, log)
     path = rd.path / "soc.json"
