@@ -34,7 +34,7 @@ _console = Console(stderr=True)
 )
 @click.option(
     "--images",
-    type=int,
+    type=click.IntRange(min=1),
     default=20,
     show_default=True,
     help="Test images the simulated firmware classifies.",
@@ -98,27 +98,31 @@ def soc_cmd(
 @click.option("--out", type=click.Path(path_type=Path), required=True, help="Result directory.")
 @click.option(
     "--classes-per-step",
-    type=int,
+    type=click.IntRange(min=1),
     default=1,
     show_default=True,
     help="Classes the sequential head counts per cycle (lanes).",
 )
 @click.option(
     "--slices",
-    type=int,
+    type=click.IntRange(min=1),
     default=1,
     show_default=True,
     help="Cycles per class group: each class's outputs are counted in this many slices.",
 )
 @click.option(
     "--head-pipeline",
-    type=int,
+    type=click.IntRange(min=0),
     default=0,
     show_default=True,
     help="Register rank every K adder-tree levels of the head (0: none).",
 )
 @click.option(
-    "--bus-bits", type=int, default=16, show_default=True, help="Input bits loaded per cycle."
+    "--bus-bits",
+    type=click.IntRange(min=1),
+    default=16,
+    show_default=True,
+    help="Input bits loaded per cycle.",
 )
 @click.option(
     "--input-ram",
@@ -130,7 +134,7 @@ def soc_cmd(
 )
 @click.option(
     "--images",
-    type=int,
+    type=click.IntRange(min=1),
     default=200,
     show_default=True,
     help="Test images simulated on the netlist.",
@@ -220,13 +224,13 @@ def up5k_cmd(
 @click.option("--out", type=click.Path(path_type=Path), required=True, help="New run directory.")
 @click.option(
     "--per-class",
-    type=int,
+    type=click.IntRange(min=1),
     required=True,
     help="Outputs kept per class (the most class-selective on the training split).",
 )
 @click.option(
     "--max-train",
-    type=int,
+    type=click.IntRange(min=1),
     default=20000,
     show_default=True,
     help="Training images used to score the outputs.",
