@@ -106,11 +106,14 @@ def test_closing_the_results_early_stops_every_worker(tmp_path: Path) -> None:
 
 
 DRIVER = """
+import signal
 import sys
 from tests.parallel import toyjobs
 from wirelab.lifetime import sigterm_raises
 from wirelab.parallel import ExecOptions, Job, map_jobs
 if __name__ == "__main__":
+    # as in a terminal: a shell's background job (CI started with '&') inherits SIGINT ignored
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     jobs = [Job(str(i), toyjobs.sleep_forever, (sys.argv[1], i)) for i in range(2)]
     with sigterm_raises():
         map_jobs(jobs, ExecOptions(workers=2), show=False)
