@@ -116,11 +116,10 @@ def test_a_block_alone_equals_the_block_batched_bit_for_bit(
         np.testing.assert_allclose(a.states, b.states, atol=2e-5)
 
 
-def test_chunks_are_cut_per_group_but_float32_torch_has_one_width() -> None:
-    torch32 = ChunkedProduct(sp.eye(4, format="csr", dtype=np.float32), "torch")
-    assert torch32.chunks([1]) == [16] and torch32.chunks([30, 10]) == [16, 16, 16]
-    torch64 = ChunkedProduct(sp.eye(4, format="csr", dtype=np.float64), "torch")
-    assert torch64.chunks([4]) == [4] and torch64.chunks([34, 10]) == [16, 16, 2, 10]
+def test_chunks_are_cut_per_group_but_torch_has_one_width() -> None:
+    for dtype in (np.float32, np.float64):  # torch: 16 wide, padded (products docstring)
+        torch_prod = ChunkedProduct(sp.eye(4, format="csr", dtype=dtype), "torch")
+        assert torch_prod.chunks([1]) == [16] and torch_prod.chunks([30, 10]) == [16, 16, 16]
     scipy_prod = ChunkedProduct(sp.eye(4, format="csr", dtype=np.float32), "scipy")
     assert scipy_prod.chunks([300]) == [256, 44] and scipy_prod.chunks([0]) == [0]
 

@@ -120,4 +120,5 @@ def test_the_study_scores_equal_each_task_alone_and_both_products() -> None:
     for name, task in tasks.items():
         alone = task(setup, **PARAMS[name])
         np.testing.assert_array_equal(together[name].scores, alone.scores)
-        np.testing.assert_array_equal(together[name].scores, with_scipy[name].scores)
+        # torch's fused elementwise kernels round differently from numpy's (products docstring)
+        np.testing.assert_allclose(together[name].scores, with_scipy[name].scores, rtol=1e-4)

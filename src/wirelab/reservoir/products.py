@@ -8,22 +8,23 @@ A chunk is a C-contiguous ``(M*N, width)`` block of state columns. Per step and 
 
 Implementations of the product (`PRODUCTS`, the ``product`` of `engine.run_blocks`):
 
-- ``"torch"``: MKL's sparse kernel through ``torch.mm`` on one thread, chunks of at most
-  ``width = 16`` columns (the cheapest per column on the larval matrix: 14 us per float64
-  column at 16, 17 at 4 and 8, 18 at 32, 70 at 1; docs/reservoir.md). In float64 a column's
-  sums do not depend on the chunk's width (MKL sums each row's entries in order for every
-  column; measured bit for bit at widths 1..63 on the larval matrix, and equal to scipy's),
-  so chunks are cut where `engine.run_blocks` asks (`chunks`); in float32 MKL's kernel rounds
-  some widths differently, so there every chunk is exactly 16 wide (the last one padded with
-  zero columns).
-- ``"scipy"``: scipy's CSR kernel (a plain loop per column), chunks of up to 256 columns (the
-  chunks only bound the working set).
+- ``"torch"``: MKL's sparse kernel through ``torch.mm`` on one thread and torch's fused
+  elementwise kernels (gain and drive in one ``addcmul``, ``tanh_``), chunks of exactly
+  ``width = 16`` columns (the state padded with zero columns). MKL picks its float32 kernel by
+  the number of columns, and torch's vectorised elementwise kernels round a tail differently
+  from whole SIMD vectors, so one fixed width keeps every column's arithmetic independent of the
+  columns beside it (and the published figures, made on this path, repeat bit for bit).
+- ``"scipy"``: scipy's CSR kernel (a plain loop per column) and numpy's elementwise update,
+  chunks of at most 256 columns, cut where `engine.run_blocks` asks (`chunks`: no chunk spans
+  two groups of columns, so short blocks do not idle beside long ones).
 
-The elementwise update (gain, drive, activation, leak) is numpy's for both, so in float64 the
-two products give the same states bit for bit (numpy's tanh is also 5x torch's single-thread
-float64 tanh here: 2.5 vs 13 us per 2,952-neuron column). ``"auto"`` is torch when it imports,
-else scipy. Either way a column's arithmetic does not depend on the other columns (tests check
-it bit for bit).
+Measured on the larval matrix (docs/reservoir.md): numpy's float64 tanh is about 5x torch's
+single-thread one (2.5 vs 13 us per 2,952-neuron column), and MKL's float64 sums do not depend
+on the width, but switching the torch path to numpy's update changed the published scores'
+last bits and, through the chaotic 84-step Mackey-Glass free run, one degree null's NRMSE_84
+from 0.73 to 27,264: the torch path keeps its own arithmetic. ``"auto"`` is torch when it
+imports, else scipy. Either way a column's arithmetic does not depend on the other columns
+(tests check it bit for bit).
 """
 
 from __future__ import annotations
@@ -58,7 +59,7 @@ class ChunkedProduct:
                 self.torch = torch
         self.wt = wt
         self.width = 16 if self.torch is not None else 256
-        self.fixed = self.torch is not None and wt.dtype == np.float32  # one width, padded
+        self.fixed = self.torch is not None  # one width, padded (module docstring)
         if self.torch is not None:
             t = self.torch
             with warnings.catch_warnings():  # torch flags its sparse CSR support as beta
@@ -110,11 +111,17 @@ class ChunkedProduct:
     ) -> None:
         """``z = gain * (Wt @ x) + drive`` in place: ``x``, ``z`` ``(M*N, W)``, ``gain`` ``(W,)``
         (None: all ones), ``drive`` ``(N, W)`` shared by the M networks."""
-        if self.torch is None:
-            z[...] = self.wt @ x
-        else:
+        if self.torch is not None:
             t = self.torch
-            t.mm(self.tw, t.from_numpy(x), out=t.from_numpy(z))
+            tz = t.from_numpy(z)
+            t.mm(self.tw, t.from_numpy(x), out=tz)
+            tz3 = tz.view(m, drive.shape[0], -1)
+            if gain is None:
+                tz3.add_(t.from_numpy(drive))
+            else:
+                t.addcmul(t.from_numpy(drive), tz3, t.from_numpy(gain), out=tz3)
+            return
+        z[...] = self.wt @ x
         z3 = z.reshape(m, drive.shape[0], -1)
         if gain is not None:
             np.multiply(z3, gain, out=z3)
@@ -122,6 +129,15 @@ class ChunkedProduct:
 
     def activate(self, z: np.ndarray, x: np.ndarray, activation: str, leak: float) -> None:
         """``z = (1 - leak) x + leak f(z)`` in place, ``f`` tanh, sigmoid or the identity."""
+        if self.torch is not None:
+            tz = self.torch.from_numpy(z)
+            if activation == "tanh":
+                tz.tanh_()
+            elif activation == "sigmoid":
+                tz.sigmoid_()
+            if leak != 1.0:
+                tz.mul_(leak).add_(self.torch.from_numpy(x), alpha=1.0 - leak)
+            return
         if activation == "tanh":
             np.tanh(z, out=z)
         elif activation == "sigmoid":
