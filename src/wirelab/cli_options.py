@@ -80,6 +80,7 @@ def finite_float(
 SEED = click.IntRange(min=0, max=2**32 - 1)
 # Thread counts: at least one, and not absurd (torch and numba overflow on huge values).
 THREADS = click.IntRange(min=1, max=1024)
+COUNT = click.IntRange(min=1)  # a positive count
 
 
 class OutDir(click.Path):

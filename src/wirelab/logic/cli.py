@@ -12,14 +12,13 @@ from typing import Any
 
 import click
 
-from wirelab.cli_options import SEED, finite_float, out_option
+from wirelab.cli_options import COUNT, SEED, finite_float, out_option
 from wirelab.errors import UsageError
 from wirelab.logic.circuit.cli import register
 from wirelab.logic.forwards import TRAINING_FORWARDS
 from wirelab.parallel.options import executor_options
 
 POSITIVE = finite_float(0.0, min_open=True)
-COUNT = click.IntRange(min=1)
 THREAD_COUNT = click.IntRange(1, 1024)
 # option name -> TrainConfig field (train options) or model spec key (model options)
 TRAIN_OPTIONS = (

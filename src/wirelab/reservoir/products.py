@@ -59,7 +59,6 @@ class ChunkedProduct:
                 self.torch = torch
         self.wt = wt
         self.width = 16 if self.torch is not None else 256
-        self.fixed = self.torch is not None  # one width, padded (module docstring)
         if self.torch is not None:
             t = self.torch
             with warnings.catch_warnings():  # torch flags its sparse CSR support as beta
@@ -77,11 +76,10 @@ class ChunkedProduct:
 
     def chunks(self, groups: Sequence[int]) -> list[int]:
         """Chunk widths for consecutive groups of state columns (``groups``: column counts):
-        each group in chunks of at most `width`, no chunk spanning two groups; float32 torch:
-        all columns in chunks of exactly `width`, the last padded."""
-        columns = int(sum(groups))
-        if self.fixed:
-            return [self.width] * max(1, -(-columns // self.width))
+        each group in chunks of at most `width`, no chunk spanning two groups; torch: all
+        columns in chunks of exactly `width`, the last padded (module docstring)."""
+        if self.torch is not None:
+            return [self.width] * max(1, -(-int(sum(groups)) // self.width))
         out: list[int] = []
         for size in groups:
             full, rest = divmod(int(size), self.width)

@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 from rich.console import Console
 
+from wirelab.cli_options import COUNT
 from wirelab.logic.fpga.peripheral import HEADS, INPUT_STAGES
 from wirelab.logic.fpga.run import soc_run
 from wirelab.results import sanitize
@@ -34,7 +35,7 @@ _console = Console(stderr=True)
 )
 @click.option(
     "--images",
-    type=click.IntRange(min=1),
+    type=COUNT,
     default=20,
     show_default=True,
     help="Test images the simulated firmware classifies.",
@@ -98,14 +99,14 @@ def soc_cmd(
 @click.option("--out", type=click.Path(path_type=Path), required=True, help="Result directory.")
 @click.option(
     "--classes-per-step",
-    type=click.IntRange(min=1),
+    type=COUNT,
     default=1,
     show_default=True,
     help="Classes the sequential head counts per cycle (lanes).",
 )
 @click.option(
     "--slices",
-    type=click.IntRange(min=1),
+    type=COUNT,
     default=1,
     show_default=True,
     help="Cycles per class group: each class's outputs are counted in this many slices.",
@@ -119,7 +120,7 @@ def soc_cmd(
 )
 @click.option(
     "--bus-bits",
-    type=click.IntRange(min=1),
+    type=COUNT,
     default=16,
     show_default=True,
     help="Input bits loaded per cycle.",
@@ -134,7 +135,7 @@ def soc_cmd(
 )
 @click.option(
     "--images",
-    type=click.IntRange(min=1),
+    type=COUNT,
     default=200,
     show_default=True,
     help="Test images simulated on the netlist.",
@@ -224,13 +225,13 @@ def up5k_cmd(
 @click.option("--out", type=click.Path(path_type=Path), required=True, help="New run directory.")
 @click.option(
     "--per-class",
-    type=click.IntRange(min=1),
+    type=COUNT,
     required=True,
     help="Outputs kept per class (the most class-selective on the training split).",
 )
 @click.option(
     "--max-train",
-    type=click.IntRange(min=1),
+    type=COUNT,
     default=20000,
     show_default=True,
     help="Training images used to score the outputs.",
