@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from wirelab.reservoir.readout import RidgeAccumulator
+from wirelab.reservoir.ridge_rows import RowRidge
 
 GRID = 10.0 ** np.arange(-12.0, 4.01, 0.5)  # relative lambdas, 1e-12 .. 1e4 in half decades
 EDGE_SLOPE = 0.01  # an edge binds when its neighbour's CV error is > 1% higher
@@ -32,7 +33,7 @@ class Readout:
     """A fitted linear readout ``y = ((x - shift) / scale) @ coef + intercept``: ``coef``
     ``(F, O)``, ``intercept`` ``(O,)``, the chosen (relative) ``lam`` ``(O,)``, ``edge``
     ``(O,)`` (-1 / +1 where the CV error still falls at the grid's low / high edge, else 0) and
-    the CV errors ``(L, O)``."""
+    the CV errors ``(L, O)``; ``ridge`` the fitted rows (for refits at other lambdas)."""
 
     coef: np.ndarray
     intercept: np.ndarray
@@ -41,6 +42,7 @@ class Readout:
     cv_errors: np.ndarray
     shift: np.ndarray
     scale: float
+    ridge: RowRidge | None = None
 
     def predict(self, x: np.ndarray) -> np.ndarray:
         """``x`` ``(T, F)`` -> ``(T, O)``."""
@@ -92,24 +94,23 @@ def fit_readout(
 ) -> Readout:
     """Ridge ``x`` ``(T, F)`` -> ``y`` ``(T, O)`` (`readout`'s estimator) on `standardise`d
     features, lambda by CV over ``folds`` contiguous blocks on `GRID`, one per output
-    (``per_output``) or one minimising the mean error over outputs; fitted from the blocks'
-    sufficient statistics (centring first keeps them exact: a state's mean can be hundreds of
-    its standard deviations)."""
+    (``per_output``) or one minimising the mean error over outputs; the rows are centred and
+    projected once (`ridge_rows.RowRidge`), and the refit on every row uses the truncated
+    spectrum the CV scored."""
     y = np.asarray(y, dtype=np.float64)
     y = y[:, None] if y.ndim == 1 else y
     z, shift, scale = standardise(np.asarray(x, dtype=np.float64))
-    acc = accumulate(z, y, folds)
-    err = acc.cv_errors(GRID, per_output=True)  # (L, O)
+    rows = RowRidge(z, y)
+    err = rows.cv_errors(np.array_split(np.arange(z.shape[0]), folds), GRID)  # (L, O)
     if per_output:
         pick, edge = choose_lambda(err)
         lam = GRID[pick]
-        coef, icpt = acc.solve(lam)
     else:
         pick, edge = choose_lambda(err.mean(1, keepdims=True))
         lam = np.full(y.shape[1], GRID[pick[0]])
         edge = np.full(y.shape[1], edge[0])
-        coef, icpt = acc.solve(float(lam[0]))
-    return Readout(coef, icpt, lam, edge, err, shift, scale)
+    coef, icpt = rows.solve(lam)
+    return Readout(coef, icpt, lam, edge, err, shift, scale, rows)
 
 
 def edge_warnings(task: str, edge: np.ndarray, grid: np.ndarray = GRID) -> list[str]:

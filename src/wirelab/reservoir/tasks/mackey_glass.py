@@ -39,7 +39,7 @@ from wirelab.reservoir.tasks.base import (
     nrmse,
 )
 from wirelab.reservoir.tasks.fitting import (
-    accumulate,
+    Readout,
     choose_lambda,
     edge_warnings,
     fit_readout,
@@ -58,17 +58,20 @@ def _series(length: int) -> np.ndarray:
     return out
 
 
-def _solve(x: np.ndarray, y: np.ndarray, lams: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Ridge ``x`` ``(T, F)`` -> ``y`` ``(T,)`` on `standardise`d features for each relative
-    lambda, back on the raw states: ``coef`` ``(L, F)``, ``intercept`` ``(L,)``."""
-    z, shift, scale = standardise(x)
-    acc = accumulate(z, y[:, None], 1)
-    coef, icpt = [], []
-    for lam in lams:
-        w, b = acc.solve(float(lam))
-        coef.append(w[:, 0] / scale)
-        icpt.append(b[0] - shift @ w[:, 0] / scale)
-    return np.stack(coef), np.array(icpt)
+def _refits(
+    model: Readout, lams: np.ndarray, x_rows: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """``model``'s readout refitted at each relative lambda of ``lams`` ``(L,)``, back on the raw
+    states: ``coef`` ``(L, F)``, ``intercept`` ``(L,)``. With ``x_rows`` (the first rows of
+    the training states) it is fitted on those rows alone, each lambda relative to their own
+    scale (`standardise`'s): ``lambda_z = lambda * (s_rows / s)^2`` on the model's units."""
+    assert model.ridge is not None
+    rows, weight = None, 1.0
+    if x_rows is not None:
+        rows, weight = x_rows.shape[0], (standardise(x_rows)[2] / model.scale) ** 2
+    w, b = model.ridge.solve(lams, rows=rows, weight=weight)  # (F, L), (L,)
+    w = w / model.scale
+    return w.T, b - model.shift @ w
 
 
 def validation_starts(
@@ -136,14 +139,14 @@ class _Fit:
     """Per network and gain: the one-step NRMSE, its lambda and edge flag ``(M, G)``; the
     free-running candidates ``coef`` ``(M, G, S_val * L, P, 1)`` and ``intercept``
     ``(M, G, S_val * L, 1)`` (column ``segment * L + l``: lambda ``l`` of `FREE_GRID`); the
-    training states ``x[train]`` for the refit."""
+    one-step readouts (their projected rows serve the refit)."""
 
     one_step: np.ndarray
     lam: np.ndarray
     edge: np.ndarray
     cand_coef: np.ndarray
     cand_icpt: np.ndarray
-    states: dict[tuple[int, int], np.ndarray]
+    models: dict[tuple[int, int], Readout]
 
 
 def _fit(states: np.ndarray, target: np.ndarray, lay: _Layout, folds: int, val: int) -> _Fit:
@@ -167,10 +170,10 @@ def _fit(states: np.ndarray, target: np.ndarray, lay: _Layout, folds: int, val: 
             model = fit_readout(x[lay.train], target[lay.train], folds=folds)
             out.lam[m, g], out.edge[m, g] = model.lam[0], model.edge[0]
             out.one_step[m, g] = nrmse(model.predict(x[lay.test])[:, 0], target[lay.test])
-            coef, icpt = _solve(x[lay.washout : fit_end], target[lay.washout : fit_end], FREE_GRID)
+            coef, icpt = _refits(model, FREE_GRID, x[lay.washout : fit_end])
             out.cand_coef[m, g, :, :, 0] = np.tile(coef, (val, 1))  # column b = segment * L + l
             out.cand_icpt[m, g, :, 0] = np.tile(icpt, val)
-            out.states[m, g] = x[lay.train]
+            out.models[m, g] = model
     return out
 
 
@@ -187,16 +190,14 @@ def _choose(run: BlockRun, lay: _Layout) -> tuple[np.ndarray, np.ndarray, np.nda
     return err, FREE_GRID[pick].reshape(err.shape[:2]), edge
 
 
-def _refit(
-    fit: _Fit, target: np.ndarray, free_lam: np.ndarray, segments: int
-) -> tuple[np.ndarray, np.ndarray]:
+def _refit(fit: _Fit, free_lam: np.ndarray, segments: int) -> tuple[np.ndarray, np.ndarray]:
     """The chosen free-running readouts refitted on all training steps, repeated for the test
     segments: ``coef`` ``(M, G, S, P, 1)``, ``intercept`` ``(M, G, S, 1)``."""
     m_, g_, _, p_, _ = fit.cand_coef.shape
     coef = np.zeros((m_, g_, segments, p_, 1))
     icpt = np.zeros((m_, g_, segments, 1))
-    for (m, g), x_fit in fit.states.items():
-        w, b = _solve(x_fit, target, free_lam[m, g : g + 1])
+    for (m, g), model in fit.models.items():
+        w, b = _refits(model, free_lam[m, g : g + 1])
         coef[m, g, :, :, 0] = w[0]
         icpt[m, g, :, 0] = b[0]
     return coef, icpt
@@ -255,7 +256,7 @@ def mackey_glass_plan(
     state0 = np.repeat(val_warm.final, FREE_GRID.size, axis=2)  # (M, G, S_val * L, N)
     (val,) = yield [_free(w_in, rec, state0, horizon - 1, fit.cand_coef, fit.cand_icpt)]
     err, free_lam, free_edge = _choose(val, lay)
-    coef, icpt = _refit(fit, target[lay.train], free_lam, segments)
+    coef, icpt = _refit(fit, free_lam, segments)
     (free,) = yield [_free(w_in, rec, test_warm.final, horizon - 1, coef, icpt)]
     pred = free.outputs[-1, ..., 0]  # (M, G, S): the 84th prediction
     truth = lay.truth(lay.test_starts)
