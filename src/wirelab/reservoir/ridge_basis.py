@@ -49,7 +49,7 @@ def range_basis(gram: np.ndarray, max_fraction: float = REDUCE_BELOW) -> np.ndar
     if rank > max_fraction * f:
         return None
     lp = np.zeros((f, rank))
-    lp[piv - 1] = np.tril(low)[:, :rank]  # P L: row piv_j of P L is row j of L
+    lp[piv - 1] = np.tril(low[:, :rank])  # P L: row piv_j of P L is row j of L
     return np.linalg.qr(lp)[0]
 
 
