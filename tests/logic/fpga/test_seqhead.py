@@ -49,6 +49,22 @@ def test_sequential_head_equals_the_combinational_one(
     assert set(sim.cycles.tolist()) == {generate_sequential(c, HeadSpec(p, k, r)).cycles}
 
 
+@needs_iverilog
+@settings(
+    max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(circuits(max_inputs=8, max_gates=30), st.integers(1, 5), st.integers(1, 40))
+def test_shift_head_equals_the_combinational_one(
+    tmp_path: Path, c: Circuit, bits: int, batch: int
+) -> None:
+    spec = HeadSpec(kind="shift", bits=bits)
+    x = np.random.default_rng(batch).random((batch, c.num_inputs)) < 0.5
+    sim = simulate_heads(c, spec, x, tmp_path / f"shift{bits}_{batch}")
+    assert sim.equal, (sim.seq, sim.comb)
+    assert np.array_equal(sim.seq, numpy_classes(c, x))
+    assert set(sim.cycles.tolist()) == {generate_sequential(c, spec).cycles}
+
+
 def tie_circuit() -> Circuit:
     """3 classes of 2 outputs read straight from inputs: class k counts x[2k] + x[2k+1]."""
     return Circuit(
@@ -63,7 +79,10 @@ def tie_circuit() -> Circuit:
 
 
 @needs_iverilog
-@pytest.mark.parametrize("spec", [HeadSpec(1, 1), HeadSpec(2, 2, 1), HeadSpec(3, 1)])
+@pytest.mark.parametrize(
+    "spec",
+    [HeadSpec(1, 1), HeadSpec(2, 2, 1), HeadSpec(3, 1), HeadSpec(kind="shift", bits=1)],
+)
 def test_ties_go_to_the_lowest_class(tmp_path: Path, spec: HeadSpec) -> None:
     c = tie_circuit()
     rows = [

@@ -11,6 +11,7 @@ from rich.console import Console
 from wirelab.cli_options import COUNT
 from wirelab.logic.fpga.peripheral import HEADS, INPUT_STAGES
 from wirelab.logic.fpga.run import soc_run
+from wirelab.logic.fpga.seqhead import HEAD_KINDS
 from wirelab.results import sanitize
 
 _console = Console(stderr=True)
@@ -119,6 +120,21 @@ def soc_cmd(
     help="Register rank every K adder-tree levels of the head (0: none).",
 )
 @click.option(
+    "--head-kind",
+    type=click.Choice(list(HEAD_KINDS)),
+    default="mux",
+    show_default=True,
+    help="mux: slices read through multiplexers; shift: each class's outputs captured in a "
+    "shift register and counted --shift-bits per cycle (local wiring).",
+)
+@click.option(
+    "--shift-bits",
+    type=COUNT,
+    default=1,
+    show_default=True,
+    help="Bits of every class counted per cycle (--head-kind shift).",
+)
+@click.option(
     "--bus-bits",
     type=COUNT,
     default=16,
@@ -164,6 +180,8 @@ def up5k_cmd(
     classes_per_step: int,
     slices: int,
     head_pipeline: int,
+    head_kind: str,
+    shift_bits: int,
     bus_bits: int,
     input_ram: bool,
     clock_mhz: float,
@@ -183,7 +201,7 @@ def up5k_cmd(
     m = up5k_run(
         run_dir,
         out,
-        spec=HeadSpec(classes_per_step, slices, head_pipeline),
+        spec=HeadSpec(classes_per_step, slices, head_pipeline, head_kind, shift_bits),
         bus_bits=bus_bits,
         input_ram=input_ram,
         clock_mhz=clock_mhz,

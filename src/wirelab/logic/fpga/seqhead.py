@@ -33,29 +33,40 @@ takes ``T + ranks + 2`` cycles from ``start`` to ``done`` (`SeqModule.cycles`).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from wirelab.errors import UsageError
 from wirelab.logic.circuit.backends.verilog import adder_tree, class_bits, generate_verilog
 from wirelab.logic.circuit.groupsum import count_bits
 from wirelab.logic.circuit.ir import Circuit
+from wirelab.logic.fpga.shifthead import generate_shift
 
 
 @dataclass(frozen=True)
 class HeadSpec:
-    """``classes_per_step`` P lanes, ``slices`` K steps per class group, adder-tree register
-    rank every ``pipeline`` levels (0: none)."""
+    """Kind ``mux`` (this module): ``classes_per_step`` P lanes, ``slices`` K steps per class
+    group, adder-tree register rank every ``pipeline`` levels (0: none). Kind ``shift``
+    (`shifthead`): ``bits`` B bits of every class counted per cycle."""
 
     classes_per_step: int = 1
     slices: int = 1
     pipeline: int = 0
+    kind: str = "mux"
+    bits: int = 1
 
     def __post_init__(self) -> None:
         if self.classes_per_step < 1 or self.slices < 1 or self.pipeline < 0:
             raise UsageError("--classes-per-step and --slices must be >= 1, --head-pipeline >= 0")
+        if self.kind not in HEAD_KINDS:
+            raise UsageError(f"--head-kind must be one of {', '.join(HEAD_KINDS)}")
+        if self.bits < 1:
+            raise UsageError("--shift-bits must be >= 1")
 
     @property
     def name(self) -> str:
+        if self.kind == "shift":
+            return f"shift-b{self.bits}"
         pipe = f"-r{self.pipeline}" if self.pipeline else ""
         return f"seq-p{self.classes_per_step}-k{self.slices}{pipe}"
 
@@ -70,11 +81,12 @@ class SeqModule:
     class_bits: int
     steps: int  # T
     ranks: int  # adder-tree register ranks
+    tail: int = 2  # cycles after the steps and ranks (the shift head: its scan, C + 1)
 
     @property
     def cycles(self) -> int:
         """Cycles from the ``start`` edge to the ``done`` edge."""
-        return self.steps + self.ranks + 2
+        return self.steps + self.ranks + self.tail
 
 
 def _slice_sources(c: Circuit, spec: HeadSpec) -> tuple[list[list[list[str]]], int, int]:
@@ -96,7 +108,13 @@ def _slice_sources(c: Circuit, spec: HeadSpec) -> tuple[list[list[list[str]]], i
 
 
 def generate_sequential(c: Circuit, spec: HeadSpec, *, module: str = "wl_seq") -> SeqModule:
-    """``wl_net`` (the gate network of ``c``, combinational) and ``module`` (the head above)."""
+    """``{module}_net`` (the gate network of ``c``, combinational) and ``module``, the head of
+    ``spec.kind`` (`HEAD_KINDS`)."""
+    return HEAD_KINDS[spec.kind](c, spec, module)
+
+
+def generate_mux(c: Circuit, spec: HeadSpec, module: str) -> SeqModule:
+    """``{module}_net`` and ``module``: the multiplexed head of the module docstring."""
     net = generate_verilog(c, module=f"{module}_net", heads=False)
     src, groups, width = _slice_sources(c, spec)
     p, k_sl = spec.classes_per_step, spec.slices
@@ -216,3 +234,9 @@ def _stage_b(
         f"    if (start && !busy) begin best <= {nb}'d0; arg <= {cw}'d0; end",
         "  end",
     ]
+
+
+HEAD_KINDS: dict[str, Callable[[Circuit, HeadSpec, str], SeqModule]] = {
+    "mux": generate_mux,
+    "shift": generate_shift,
+}
