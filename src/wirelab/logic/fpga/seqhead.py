@@ -34,59 +34,13 @@ takes ``T + ranks + 2`` cycles from ``start`` to ``done`` (`SeqModule.cycles`).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from wirelab.errors import UsageError
 from wirelab.logic.circuit.backends.verilog import adder_tree, class_bits, generate_verilog
 from wirelab.logic.circuit.groupsum import count_bits
 from wirelab.logic.circuit.ir import Circuit
+from wirelab.logic.fpga.headspec import HeadSpec, SeqModule
 from wirelab.logic.fpga.shifthead import generate_shift
-
-
-@dataclass(frozen=True)
-class HeadSpec:
-    """Kind ``mux`` (this module): ``classes_per_step`` P lanes, ``slices`` K steps per class
-    group, adder-tree register rank every ``pipeline`` levels (0: none). Kind ``shift``
-    (`shifthead`): ``bits`` B bits of every class counted per cycle."""
-
-    classes_per_step: int = 1
-    slices: int = 1
-    pipeline: int = 0
-    kind: str = "mux"
-    bits: int = 1
-
-    def __post_init__(self) -> None:
-        if self.classes_per_step < 1 or self.slices < 1 or self.pipeline < 0:
-            raise UsageError("--classes-per-step and --slices must be >= 1, --head-pipeline >= 0")
-        if self.kind not in HEAD_KINDS:
-            raise UsageError(f"--head-kind must be one of {', '.join(HEAD_KINDS)}")
-        if self.bits < 1:
-            raise UsageError("--shift-bits must be >= 1")
-
-    @property
-    def name(self) -> str:
-        if self.kind == "shift":
-            return f"shift-b{self.bits}"
-        pipe = f"-r{self.pipeline}" if self.pipeline else ""
-        return f"seq-p{self.classes_per_step}-k{self.slices}{pipe}"
-
-
-@dataclass(frozen=True)
-class SeqModule:
-    text: str  # wl_net and wl_seq
-    module: str
-    spec: HeadSpec
-    num_inputs: int
-    num_classes: int
-    class_bits: int
-    steps: int  # T
-    ranks: int  # adder-tree register ranks
-    tail: int = 2  # cycles after the steps and ranks (the shift head: its scan, C + 1)
-
-    @property
-    def cycles(self) -> int:
-        """Cycles from the ``start`` edge to the ``done`` edge."""
-        return self.steps + self.ranks + self.tail
 
 
 def _slice_sources(c: Circuit, spec: HeadSpec) -> tuple[list[list[list[str]]], int, int]:
@@ -110,6 +64,8 @@ def _slice_sources(c: Circuit, spec: HeadSpec) -> tuple[list[list[list[str]]], i
 def generate_sequential(c: Circuit, spec: HeadSpec, *, module: str = "wl_seq") -> SeqModule:
     """``{module}_net`` (the gate network of ``c``, combinational) and ``module``, the head of
     ``spec.kind`` (`HEAD_KINDS`)."""
+    if spec.kind not in HEAD_KINDS:
+        raise UsageError(f"head kind must be one of {', '.join(HEAD_KINDS)}, not {spec.kind!r}")
     return HEAD_KINDS[spec.kind](c, spec, module)
 
 

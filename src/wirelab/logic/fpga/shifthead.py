@@ -21,20 +21,14 @@ ports are those of module ``wl_seq`` of `seqhead`.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from wirelab.logic.circuit.backends.verilog import adder_tree, class_bits, generate_verilog
 from wirelab.logic.circuit.groupsum import count_bits
 from wirelab.logic.circuit.ir import Circuit
-
-if TYPE_CHECKING:
-    from wirelab.logic.fpga.seqhead import HeadSpec, SeqModule
+from wirelab.logic.fpga.headspec import HeadSpec, SeqModule
 
 
 def generate_shift(c: Circuit, spec: HeadSpec, module: str) -> SeqModule:
     """``{module}_net`` (the gate network, combinational) and ``module`` (the head above)."""
-    from wirelab.logic.fpga.seqhead import SeqModule
-
     net = generate_verilog(c, module=f"{module}_net", heads=False)
     g, b, classes = c.group_size, spec.bits, c.num_classes
     steps = max(1, -(-g // b))
