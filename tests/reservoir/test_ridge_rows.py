@@ -5,27 +5,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.reservoir.test_ridge_basis import _accumulate, _low_rank
 from wirelab.reservoir.readout import RidgeAccumulator
 from wirelab.reservoir.ridge_rows import RowRidge
 
 GRID = np.array([1e-3, 1e-1, 1.0, 10.0, 1e3])
-
-
-def _rows(seed: int, t: int, f: int, rank: int, o: int) -> tuple[np.ndarray, np.ndarray]:
-    """Rows of rank ``rank`` (full when ``rank >= f``) with a mean far from zero; targets linear
-    in them plus noise."""
-    rng = np.random.default_rng(seed)
-    x = rng.normal(size=(t, min(rank, f))) @ rng.normal(size=(min(rank, f), f))
-    x += 5.0 * rng.normal(size=f)
-    y = x @ rng.normal(size=(f, o)) / f + 0.3 * rng.normal(size=(t, o))
-    return x, y
-
-
-def _reference(x: np.ndarray, y: np.ndarray, folds: list[np.ndarray]) -> RidgeAccumulator:
-    acc = RidgeAccumulator(x.shape[1], y.shape[1], len(folds))
-    for k, idx in enumerate(folds):
-        acc.partial_fit(x[idx], y[idx], k)
-    return acc
 
 
 @settings(max_examples=30, deadline=None)
@@ -41,12 +25,12 @@ def test_cv_errors_equal_one_solve_per_lambda_and_fold(
     seed: int, shape: tuple[int, int, int], o: int, k: int
 ) -> None:
     t, f, rank = shape
-    x, y = _rows(seed, t, f, rank, o)
+    x, y = _low_rank(seed, t, f, rank, o)
     cuts = np.sort(np.random.default_rng(seed).choice(np.arange(3, t - 3), k - 1, replace=False))
     folds = np.split(np.arange(t), cuts)
     rows = RowRidge(x, y)
     assert (rows.basis is None) == (rank >= f)
-    ref = _reference(x, y, folds).cv_errors_reference(GRID)
+    ref = _accumulate(x, y, folds).cv_errors_reference(GRID)
     np.testing.assert_allclose(rows.cv_errors(folds, GRID), ref, rtol=1e-6)
 
 
@@ -56,7 +40,7 @@ def test_solve_equals_a_plain_solve_where_nothing_is_dropped(shape: tuple[int, i
     lambda in other units: each the plain ridge solution (these lambdas are far above the
     truncation threshold, so truncating changes nothing)."""
     t, f, rank = shape
-    x, y = _rows(3, t, f, rank, 3)
+    x, y = _low_rank(3, t, f, rank, 3)
     rows = RowRidge(x, y)
 
     def plain(n: int, lam: float, col: int) -> np.ndarray:

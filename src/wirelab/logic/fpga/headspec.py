@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from wirelab.errors import UsageError
+from wirelab.logic.circuit.ir import Circuit
 
 
 @dataclass(frozen=True)
@@ -50,3 +51,21 @@ class SeqModule:
     def cycles(self) -> int:
         """Cycles from the ``start`` edge to the ``done`` edge."""
         return self.steps + self.ranks + self.tail
+
+
+def module_ports(module: str, c: Circuit, cw: int, comment: str) -> list[str]:
+    """The first lines of a head ``module``: ``comment``, the ports of the module docstring of
+    `seqhead` (``cw`` class bits) and the gate network ``{module}_net`` driving ``y``."""
+    return [
+        f"// {comment}",
+        f"module {module} (",
+        "    input  wire clk,",
+        "    input  wire start,",
+        f"    input  wire [{max(c.num_inputs, 1) - 1}:0] x,",
+        "    output wire busy,",
+        "    output reg  done = 1'b0,",
+        f"    output reg  [{cw - 1}:0] cls = {cw}'d0",
+        ");",
+        f"  wire [{max(c.num_outputs, 1) - 1}:0] y;",
+        f"  {module}_net net(.x(x), .y(y));",
+    ]
