@@ -34,7 +34,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from wirelab.reservoir.ridge_basis import range_basis
+from wirelab.reservoir.ridge_basis import data_basis, range_basis
 from wirelab.reservoir.ridge_cv import shrink, spectrum
 
 
@@ -54,8 +54,7 @@ class RowRidge:
             self.basis = range_basis(gram)
         else:  # fewer rows than features: the kernel's range, mapped to the row space
             gram = None
-            u = range_basis(xc @ xc.T)
-            self.basis = None if u is None else np.linalg.qr(xc.T @ u)[0]
+            self.basis = data_basis(xc)
         self.p = xc if self.basis is None else xc @ self.basis  # (T, r)
         self._gram = gram if self.basis is None else None  # P^T P of all rows, when known
         self._kernel: np.ndarray | None = None

@@ -21,7 +21,6 @@ from typing import Any
 
 import numpy as np
 
-from wirelab.reservoir.readout import RidgeAccumulator
 from wirelab.reservoir.ridge_rows import RowRidge
 
 GRID = 10.0 ** np.arange(-12.0, 4.01, 0.5)  # relative lambdas, 1e-12 .. 1e4 in half decades
@@ -79,14 +78,6 @@ def standardise(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
     s = float(np.sqrt(np.mean(x.var(0))))
     s = s if s > 0 and np.isfinite(s) else 1.0
     return (x - m) / s, m, s
-
-
-def accumulate(x: np.ndarray, y: np.ndarray, folds: int) -> RidgeAccumulator:
-    """`RidgeAccumulator` of ``x`` ``(T, F)``, ``y`` ``(T, O)`` over contiguous row blocks."""
-    acc = RidgeAccumulator(x.shape[1], y.shape[1], folds)
-    for f, idx in enumerate(np.array_split(np.arange(x.shape[0]), folds)):
-        acc.partial_fit(x[idx], y[idx], f)
-    return acc
 
 
 def fit_readout(
