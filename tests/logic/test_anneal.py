@@ -80,6 +80,7 @@ ANNEALED = {
     "seed": 2,
     "connection_tau_end": 0.1,
     "input_ramp_end": 0.05,
+    "augment_shift": 1,  # shifted training batches resume identically too
     "model": {
         "dense": [200, 200],
         "tau": 3.0,
@@ -103,7 +104,12 @@ def test_an_annealed_run_resumes_bit_identically(tmp_path: Path, monkeypatch) ->
 
 @pytest.mark.parametrize(
     "opt,value",
-    [("--input-ramp-end", "0"), ("--input-ramp-end", "1.5"), ("--connection-tau-end", "-1")],
+    [
+        ("--input-ramp-end", "0"),
+        ("--input-ramp-end", "1.5"),
+        ("--connection-tau-end", "-1"),
+        ("--augment-shift", "9"),
+    ],
 )
 def test_bad_anneal_values_are_usage_errors(tmp_path: Path, opt: str, value: str) -> None:
     r = wirelab("logic", "train", "--dataset", "digits", opt, value, "--out", tmp_path / "r")

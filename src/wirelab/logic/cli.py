@@ -41,6 +41,7 @@ TRAIN_OPTIONS = (
     "init_from",
     "connection_tau_end",
     "input_ramp_end",
+    "augment_shift",
 )
 MODEL_OPTIONS = (
     "binarize",
@@ -178,6 +179,12 @@ def group() -> None:
     type=finite_float(0.0, 1.0, min_open=True),
     default=None,
     help="Anneal real-valued inputs toward their thresholded bits: ramp width 1 -> this.",
+)
+@click.option(
+    "--augment-shift",
+    type=click.IntRange(0, 8),
+    default=None,
+    help="Shift each training image by a random 0..N pixels each way (validation, test unchanged).",
 )
 @click.option("--init", type=click.Choice(["gaussian", "residual"]), default=None)
 @click.option("--tau", type=POSITIVE, default=None, help="GroupSum temperature.")

@@ -60,6 +60,7 @@ class TrainConfig:
     init_from: str | None = None  # run dir, model.pt or checkpoint.pt whose weights start this run
     connection_tau_end: float | None = None  # learned connections' temperature at the last step
     input_ramp_end: float | None = None  # real-valued inputs' ramp width at the last step (1 -> w)
+    augment_shift: int = 0  # training images shifted by up to this many pixels (`logic.augment`)
 
     def validate(self) -> None:
         """Every field in range; one-line `UsageError` otherwise (before any directory exists)."""
@@ -74,6 +75,9 @@ class TrainConfig:
         for name, v in counts.items():
             if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 1):
                 raise UsageError(f"{name} must be a positive whole number, not {v!r}")
+        shift = self.augment_shift
+        if not isinstance(shift, int) or isinstance(shift, bool) or not 0 <= shift <= 8:
+            raise UsageError(f"augment_shift must be a whole number 0-8, not {shift!r}")
         if self.patience is not None and (not isinstance(self.patience, int) or self.patience < 0):
             raise UsageError(f"patience must be a whole number >= 0, not {self.patience!r}")
         if self.max_train is not None and (

@@ -27,6 +27,7 @@ import torch
 
 from wirelab.errors import DivergenceError, UsageError
 from wirelab.logic.anneal import set_progress
+from wirelab.logic.augment import augment_batch
 from wirelab.logic.checkpoint import (
     CHECKPOINT,
     CHECKPOINT_FORMAT,
@@ -199,7 +200,8 @@ def fit(
             _relax(model, cfg, st.step, sched.total)
             rewire_model(model, opt, st.step)
             seed_noise(cfg.forward, cfg.seed, st.step)
-            loss = _step(model, opt, xtr[idx], ytr[idx], cfg.forward, st.step)
+            xb = augment_batch(xtr[idx], cfg.augment_shift, cfg.seed, st.step)
+            loss = _step(model, opt, xb, ytr[idx], cfg.forward, st.step)
             seg_loss += loss * len(idx)
             seg_n += len(idx)
             seg_steps += 1
