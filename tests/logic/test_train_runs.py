@@ -197,3 +197,16 @@ def test_a_large_gap_is_reported(tmp_path):
     assert r.returncode == 0, r.stderr
     assert m["discretization_gap"] > 0.01 and "points below" in m["gap_warning"]
     assert "warning:" in r.stderr
+
+
+def test_stop_at_ends_the_run_at_the_first_validation_that_meets_it(tmp_path: Path) -> None:
+    whole = run(TrainConfig(**STEPS), tmp_path / "whole", quiet=True)
+    first = whole["history"][0]["val_discrete"]  # met by the first validation: stop there
+    stopped = run(TrainConfig(**STEPS, stop_at=first), tmp_path / "stopped", quiet=True)
+    assert stopped["stopped_at_target"] and stopped["steps_run"] == STEPS["eval_every"]
+    drop = lambda h: {k: v for k, v in h.items() if k != "train_seconds"}  # noqa: E731
+    assert [drop(h) for h in stopped["history"]] == [drop(whole["history"][0])]
+    never = max(h["val_discrete"] for h in whole["history"]) + 1e-9
+    assert "stopped_at_target" not in run(
+        TrainConfig(**STEPS, stop_at=min(never, 1.0)), tmp_path / "never", quiet=True
+    )

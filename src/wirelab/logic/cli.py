@@ -38,6 +38,7 @@ TRAIN_OPTIONS = (
     "seed",
     "threads",
     "max_minutes",
+    "stop_at",
     "init_from",
     "connection_tau_end",
     "input_ramp_end",
@@ -217,6 +218,12 @@ def group() -> None:
 @click.option("--seed", type=SEED, default=None)
 @click.option("--threads", type=THREAD_COUNT, default=None)
 @click.option("--max-minutes", type=POSITIVE, default=None, help="Training time budget.")
+@click.option(
+    "--stop-at",
+    type=finite_float(0.0, 1.0, min_open=True),
+    default=None,
+    help="Stop at the first validation whose discrete accuracy reaches this (time to accuracy).",
+)
 @click.option("--init-from", default=None, help="Start from a run's weights (its directory).")
 @out_option()
 @click.option(

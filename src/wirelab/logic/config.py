@@ -34,7 +34,7 @@ FORWARDS = TRAINING_FORWARDS
 LR_SCHEDULES = ("constant", "cosine")
 # Options a resumed run may change: they do not alter the steps taken (``threads`` changes only
 # the order in which the kernels' per-thread partial sums are added: the last float bits).
-RESUMABLE_CHANGES = ("max_minutes", "threads")
+RESUMABLE_CHANGES = ("max_minutes", "stop_at", "threads")
 
 
 @dataclass
@@ -57,6 +57,7 @@ class TrainConfig:
     threads: int = 2
     eval_batch: int = 2048
     max_minutes: float | None = None  # wall-clock budget: stop at the first validation past it
+    stop_at: float | None = None  # stop at the first validation whose discrete accuracy >= this
     init_from: str | None = None  # run dir, model.pt or checkpoint.pt whose weights start this run
     connection_tau_end: float | None = None  # learned connections' temperature at the last step
     input_ramp_end: float | None = None  # real-valued inputs' ramp width at the last step (1 -> w)
@@ -91,6 +92,8 @@ class TrainConfig:
         _finite("val_fraction", self.val_fraction, 0.0, 1.0, lo_open=True, hi_open=True)
         if self.max_minutes is not None:
             _finite("max_minutes", self.max_minutes, 0.0, lo_open=True)
+        if self.stop_at is not None:
+            _finite("stop_at", self.stop_at, 0.0, 1.0, lo_open=True)
         if self.connection_tau_end is not None:
             _finite("connection_tau_end", self.connection_tau_end, 0.0, lo_open=True)
         if self.input_ramp_end is not None:

@@ -83,7 +83,7 @@ class TrainState:
         default_factory=lambda: {"val": -1.0, "step": 0, "epoch": 0, "state": None}
     )
     train_seconds: float = 0.0
-    stop: str | None = None  # "early" (patience) or "time" (max_minutes)
+    stop: str | None = None  # "early" (patience), "time" (max_minutes), "target" (stop_at)
 
 
 @torch.no_grad()
@@ -302,6 +302,8 @@ def _stop_reason(st: TrainState, cfg: TrainConfig) -> str | None:
         return "early"
     if cfg.max_minutes is not None and st.train_seconds > 60 * cfg.max_minutes:
         return "time"
+    if cfg.stop_at is not None and st.history and st.history[-1]["val_discrete"] >= cfg.stop_at:
+        return "target"
     return None
 
 
@@ -366,8 +368,8 @@ def finish(
         "n_test": len(data.test.y),
         "history": history,
     }
-    if st.stop == "time":
-        metrics["stopped_by_time_limit"] = True
+    if st.stop in ("time", "target"):  # a time budget, or the validation that met --stop-at
+        metrics["stopped_by_time_limit" if st.stop == "time" else "stopped_at_target"] = True
     if history:
         _plot(history, rd, by_step=cfg.steps is not None)
     return metrics

@@ -76,7 +76,8 @@ def test_rtl_synthesised_and_placed_netlists_classify_alike(
 def test_up5k_command_writes_a_result_directory(tmp_path: Path) -> None:
     run = make_run(tmp_path / "run")
     out = tmp_path / "up5k"
-    p = wirelab("logic", "up5k", run, "--out", out, "--images", "20", "--slices", "2", "--json")
+    args = ("--images", "20", "--head-kind", "mux", "--slices", "2", "--input-registers")
+    p = wirelab("logic", "up5k", run, "--out", out, *args, "--router", "router1", "--json")
     assert p.returncode == 0, p.stderr
     m = json.loads(p.stdout)
     assert json.loads((out / "metrics.json").read_text()) == m

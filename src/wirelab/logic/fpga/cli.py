@@ -122,7 +122,7 @@ def soc_cmd(
 @click.option(
     "--head-kind",
     type=click.Choice(list(HEAD_KINDS)),
-    default="mux",
+    default="shift",
     show_default=True,
     help="mux: slices read through multiplexers; shift: each class's outputs captured in a "
     "shift register and counted --shift-bits per cycle (local wiring).",
@@ -142,9 +142,10 @@ def soc_cmd(
     help="Input bits loaded per cycle.",
 )
 @click.option(
-    "--input-ram",
-    is_flag=True,
-    help="Hold the input bits in block RAM read ports instead of flip-flops (W <= 16).",
+    "--input-ram/--input-registers",
+    default=True,
+    show_default=True,
+    help="Hold the input bits in block RAM read ports (W <= 16), or in flip-flops.",
 )
 @click.option(
     "--clock", "clock_mhz", type=float, default=12.0, show_default=True, help="Clock (MHz)."
@@ -161,9 +162,9 @@ def soc_cmd(
 @click.option(
     "--router",
     type=click.Choice(["router1", "router2"]),
-    default="router1",
+    default="router2",
     show_default=True,
-    help="nextpnr router.",
+    help="nextpnr router (router2 routed the shift head's 2,000-output design at 71 %).",
 )
 @click.option(
     "--pnr-timeout",

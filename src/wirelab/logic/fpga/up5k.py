@@ -73,7 +73,8 @@ def up5k_run(
     spec = spec or HeadSpec()
     if images < 1 or not clock_mhz > 0 or not 1 <= bus_bits <= (16 if input_ram else 32):
         raise UsageError(
-            "--images must be >= 1, --clock > 0 and --bus-bits in [1, 32] (16 with --input-ram)"
+            "--images must be >= 1, --clock > 0 and --bus-bits in [1, 16] (in [1, 32] with "
+            "--input-registers)"
         )
     rd, net = load_run(run_dir)
     script_word(Path(out), "--out directory")  # written into the yosys scripts
