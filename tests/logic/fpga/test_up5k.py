@@ -85,6 +85,7 @@ def test_up5k_command_writes_a_result_directory(tmp_path: Path) -> None:
     assert m["head"] == "seq-p1-k2" and m["steps"] == 4
     assert m["postsim_netlist"] == "placed and routed"
     assert m["postsim_images"] == m["postsim_equal_to_c"] == 20
+    assert m["postsim_mismatches"] == []
     assert m["c_equals_discrete"] == m["test_images"]
     assert m["accuracy_c"] == m["accuracy_discrete"]
     assert m["fits"] and 0 < m["logic_cells"] <= 5280

@@ -227,6 +227,10 @@ def _postsim(
         "postsim_images": len(words),
         "postsim_equal_to_c": int(equal.sum()),
         "postsim_all_equal": bool(equal.all()),
+        # [test image, netlist's class, C's class] of the first 20 that differ
+        "postsim_mismatches": [
+            [int(i), int(sim.classes[i]), int(c_pred[i])] for i in np.flatnonzero(~equal)[:20]
+        ],
         "postsim_seconds": round(sim.seconds, 1),
         "cycles_per_image": int(sim.cycles.max()),
     }
