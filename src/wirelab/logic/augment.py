@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import torch
 
-_STEP_STRIDE = 1_000_003  # seed * stride + step: a distinct generator per (seed, step)
+from wirelab.logic.forwards import step_seed
 
 
 def draw_shifts(batch: int, max_shift: int, seed: int, step: int) -> torch.Tensor:
     """``(batch, 2)`` int64 shifts ``(dy, dx)`` in ``[-max_shift, max_shift]`` for step ``step``."""
-    gen = torch.Generator().manual_seed(seed * _STEP_STRIDE + step)
+    gen = torch.Generator().manual_seed(step_seed(seed, step))
     return torch.randint(-max_shift, max_shift + 1, (batch, 2), generator=gen)
 
 

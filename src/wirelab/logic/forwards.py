@@ -153,8 +153,13 @@ def get_forward(mode: str) -> Forward:
     return FORWARDS[mode]
 
 
+def step_seed(seed: int, step: int) -> int:
+    """The generator seed of step ``step`` of a run seeded ``seed``: one per (seed, step)."""
+    return seed * 1_000_003 + step
+
+
 def seed_noise(mode: str, seed: int, step: int) -> None:
     """Seed torch's global generator from ``(seed, step)`` before a step of a stochastic mode
     (nothing for the others), so a resumed run draws the noise of an uninterrupted one."""
     if get_forward(mode).stochastic:
-        torch.manual_seed(seed * 1_000_003 + step)
+        torch.manual_seed(step_seed(seed, step))
