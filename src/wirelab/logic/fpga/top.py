@@ -22,8 +22,10 @@ rounded up to whole words: ``ceil(U / W)`` load cycles per image. Two kinds (``i
   ``u % W`` of word ``u // W``.
 
 `pack_words` gives the words in load order for either kind. A classification then takes
-`SeqModule.cycles` cycles from ``start`` to ``done``: ``ceil(U / W) + cycles`` per image (the
-start edge is the first of `SeqModule.cycles`).
+`SeqModule.cycles` cycles from ``start`` to ``done`` (the start edge is the first of them), and
+one more with block RAM: a read port holds the word written at an edge only from the next edge
+on (at the write edge it reads the old word), so the core starts a cycle after ``start``. Per
+image: ``ceil(U / W) + cycles`` (flip-flops) or ``ceil(U / W) + 1 + cycles`` (block RAM).
 """
 
 from __future__ import annotations
@@ -82,9 +84,23 @@ module {TOP} (
 );
 {_ram_register(n, w) if input_ram else _shift_register(r, shift)}
   wire [{max(sm.num_inputs, 1) - 1}:0] x = {{{", ".join(reversed(x_bits))}}};
-  {sm.module} core(.clk(clk), .start(start), .x(x), .busy(busy), .done(done), .cls(cls));
+{_RAM_START if input_ram else _REG_START}
+  {sm.module} core(.clk(clk), .start(go), .x(x), .busy(core_busy), .done(done), .cls(cls));
 endmodule
 """
+
+
+# The flip-flop register holds the last word from its load edge on: the core starts at once.
+_REG_START = """  wire core_busy;
+  wire go = start;
+  assign busy = core_busy;"""
+# A block RAM's registered read port latches the word written at the last load edge only at
+# the next edge (at the write edge it reads the old word): the core starts one cycle after
+# ``start``, when every read port holds the new image; ``busy`` covers that cycle.
+_RAM_START = """  wire core_busy;
+  reg go = 1'b0;
+  always @(posedge clk) go <= start && !core_busy && !go;
+  assign busy = core_busy | go;"""
 
 
 def _shift_register(r: int, shift: str) -> str:
