@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import re
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -102,6 +103,7 @@ def place_and_route(
     timeout: float = 3600,
     write_placed: bool = False,
     router: str = "router1",
+    progress: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:
     """nextpnr-ice40 (UP5K, ``package``) on a yosys JSON netlist, then icepack.
 
@@ -111,7 +113,8 @@ def place_and_route(
     figures: ``logic_cells`` (placed ``ICESTORM_LC``), ``block_ram``, ``spram``, ``dsp``,
     ``io`` (each used and available), ``fmax_mhz`` (the slowest clock's achieved maximum),
     ``clock_mhz`` (the requested clock), ``timing_met`` and the bitstream paths and size.
-    A design that does not fit or route raises `ToolError` with nextpnr's first error line."""
+    A design that does not fit or route raises `ToolError` with nextpnr's first error line.
+    ``progress`` gets nextpnr's latest log line every 30 s while it runs (`run_tool`)."""
     nextpnr, icepack = require("nextpnr-ice40"), require("icepack")
     stem = netlist.stem
     asc, binf, report = work / f"{stem}.asc", work / f"{stem}.bin", work / f"{stem}_report.json"
@@ -139,7 +142,7 @@ def place_and_route(
     cmd += ["--pcf", str(pcf)] if pcf is not None else ["--pcf-allow-unconstrained"]
     cmd += ["--write", f"{stem}_placed.json"] if write_placed else []
     t0 = time.perf_counter()
-    log = run_tool(cmd, work, "nextpnr-ice40", timeout)
+    log = run_tool(cmd, work, "nextpnr-ice40", timeout, progress=progress)
     pnr_s = time.perf_counter() - t0
     run_tool([icepack, asc.name, binf.name], work, "icepack", timeout)
     rep = json.loads(report.read_text())

@@ -79,7 +79,11 @@ def soc_run(
         result["yosys_seconds"] = round(time.perf_counter() - t0, 1)
         try:
             result["pnr"] = place_and_route(
-                netlist, work, clock_mhz=clock_mhz, pcf=root / "picosoc" / "icebreaker.pcf"
+                netlist,
+                work,
+                clock_mhz=clock_mhz,
+                pcf=root / "picosoc" / "icebreaker.pcf",
+                progress=lambda line: log(f"nextpnr {line}"),
             )
             result["fits"] = True
         except ToolError as exc:  # a design that does not fit: record nextpnr's reason

@@ -177,6 +177,7 @@ def _hardware(
             router=how[1],
             timeout=how[2],
             write_placed=True,
+            progress=lambda line: log(f"nextpnr {line}"),
         )
     except ToolError as exc:  # does not fit, or not routed
         log_path = work / "nextpnr-ice40.log"
