@@ -132,6 +132,7 @@ def test_logic_recipe_seeds(tmp_path: Path, ray_here: None) -> None:
         m = run(config, [0, 1, 2], out, options=ExecOptions(backend, workers), quiet=True)
         for seed in (0, 1, 2):  # each seed's own result directory came back
             assert json.loads((out / "seeds" / f"seed-{seed}" / "metrics.json").read_text())
+        assert (out / "curves.png").stat().st_size > 0  # every seed's validation curve
         return m
 
     same_everywhere(study, tmp_path)

@@ -8,6 +8,9 @@ cluster without a shared file system the run's files travel back, as a sweep's p
 gates (``runs``, in seed order) and their mean and sample standard deviation over seeds::
 
     mean = sum_s a_s / n        sd = sqrt(sum_s (a_s - mean)^2 / (n - 1))     (n >= 2; else 0)
+
+and ``curves.png``: every seed's validation accuracy (discrete and soft) over training
+(`curves_figure`).
 """
 
 from __future__ import annotations
@@ -86,7 +89,37 @@ def run(
         options = replace(options, threads=config.threads)
         results = map_jobs(jobs, options, label="logic seeds", show=not quiet)
         runs = []
+        histories: dict[int, list[dict[str, Any]]] = {}
         for seed, (metrics, files) in zip(seeds, results, strict=True):
             write_files(rd.path / "seeds" / f"seed-{seed}", files)
             runs.append({"seed": seed, **{k: metrics.get(k) for k in KEPT}})
+            histories[seed] = metrics.get("history") or []
+        if any(histories.values()):
+            rd.save_figure(curves_figure(histories), "curves")
         return rd.finish({"runs": runs, **summary(runs)})
+
+
+def curves_figure(histories: dict[int, list[dict[str, Any]]], title: str = "") -> Any:
+    """One line per seed: validation accuracy of the discrete network (solid) and of the relaxed
+    one (dashed) against the step (or the epoch, for runs counted in epochs)."""
+    from wirelab.plotting import pyplot
+
+    plt = pyplot()
+    fig, ax = plt.subplots(figsize=(6, 3.4))
+    for i, (seed, h) in enumerate(sorted(histories.items())):
+        key = "step" if h and h[0].get("step") is not None else "epoch"
+        xs = [r[key] for r in h]
+        color = f"C{i}"
+        ax.plot(xs, [r["val_discrete"] for r in h], color=color, label=f"seed {seed}, discrete")
+        ax.plot(xs, [r["val_soft"] for r in h], color=color, ls="--", lw=0.8, label="soft")
+        ax.set_xlabel(key)
+    lows = [r["val_discrete"] for h in histories.values() for r in h[len(h) // 4 :]]
+    if lows:
+        ax.set_ylim(
+            min(lows) - 0.005, max(r["val_soft"] for h in histories.values() for r in h) + 0.003
+        )
+    ax.set_ylabel("validation accuracy")
+    ax.set_title(title, fontsize=8)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7, ncol=2)
+    return fig
