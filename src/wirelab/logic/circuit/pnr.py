@@ -109,12 +109,11 @@ def place_and_route(
 
     Writes ``<stem>.asc``, ``<stem>.bin`` and ``<stem>_report.json`` into ``work`` (with
     ``write_placed`` also the placed and routed netlist ``<stem>_placed.json``; ``router``:
-    nextpnr's ``--router``); returns the
-    figures: ``logic_cells`` (placed ``ICESTORM_LC``), ``block_ram``, ``spram``, ``dsp``,
+    nextpnr's ``--router``); returns the figures: ``logic_cells`` (placed ``ICESTORM_LC``), ``block_ram``, ``spram``, ``dsp``,
     ``io`` (each used and available), ``fmax_mhz`` (the slowest clock's achieved maximum),
     ``clock_mhz`` (the requested clock), ``timing_met`` and the bitstream paths and size.
-    A design that does not fit or route raises `ToolError` with nextpnr's first error line.
-    ``progress`` gets nextpnr's latest log line every 30 s while it runs (`run_tool`)."""
+    A design that does not fit or route raises `ToolError` with nextpnr's first error line;
+    ``progress`` gets nextpnr's last log line every 30 s (`run_tool`)."""
     nextpnr, icepack = require("nextpnr-ice40"), require("icepack")
     stem = netlist.stem
     asc, binf, report = work / f"{stem}.asc", work / f"{stem}.bin", work / f"{stem}_report.json"
