@@ -107,10 +107,10 @@ def place_and_route(
 ) -> dict[str, Any]:
     """nextpnr-ice40 (UP5K, ``package``) on a yosys JSON netlist, then icepack.
 
-    Writes ``<stem>.asc``, ``<stem>.bin`` and ``<stem>_report.json`` into ``work`` (with
-    ``write_placed`` also the placed and routed netlist ``<stem>_placed.json``; ``router``:
-    nextpnr's ``--router``); returns the figures: ``logic_cells`` (placed ``ICESTORM_LC``), ``block_ram``, ``spram``, ``dsp``,
-    ``io`` (each used and available), ``fmax_mhz`` (the slowest clock's achieved maximum),
+    Writes ``<stem>.asc``, ``<stem>.bin``, ``<stem>_report.json`` in ``work`` (``write_placed``:
+    also ``<stem>_placed.json``, the placed and routed netlist; ``router``: nextpnr's
+    ``--router``); returns ``logic_cells`` (placed ``ICESTORM_LC``), ``block_ram``, ``spram``,
+    ``dsp``, ``io`` (each used and available), ``fmax_mhz`` (the slowest clock's achieved maximum),
     ``clock_mhz`` (the requested clock), ``timing_met`` and the bitstream paths and size.
     A design that does not fit or route raises `ToolError` with nextpnr's first error line;
     ``progress`` gets nextpnr's last log line every 30 s (`run_tool`)."""
