@@ -64,57 +64,25 @@ def run_tool(
     progress: Callable[[str], None] | None = None,
     every: float = 30.0,
 ) -> str:
-    """Run ``cmd`` in ``cwd``; return stdout+stderr; raise `ToolError` with the failing line.
+    """Run ``cmd`` in ``cwd``; return its output (stdout and stderr as written); raise
+    `ToolError` with the failing line, or when it runs past ``timeout`` (it is then killed).
 
-    The output is kept in ``cwd/<tool>.log``. With ``progress`` it goes there as the tool runs
-    and every ``every`` seconds ``progress`` gets the elapsed time and the log's last line (a
-    long nextpnr run is otherwise silent for up to its ``timeout``)."""
+    The output goes to ``cwd/<tool>.log`` as the tool runs; with ``progress``, every ``every``
+    seconds ``progress`` gets the elapsed time and the log's last line (a long nextpnr run is
+    otherwise silent for up to its ``timeout``)."""
     log_path = cwd / f"{Path(cmd[0]).name}.log"
-    if progress is not None:
-        log, rc = _watch(cmd, cwd, log_path, timeout, progress, every)
-    else:
-        try:
-            proc = subprocess.run(
-                cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout, check=False
-            )
-            log, rc = proc.stdout + proc.stderr, proc.returncode
-        except subprocess.TimeoutExpired as exc:  # keep what the tool printed so far
-            parts = [
-                p.decode(errors="replace") if isinstance(p, bytes) else p or ""
-                for p in (exc.stdout, exc.stderr)
-            ]
-            log, rc = "".join(parts), None
-        write_text(log_path, log)
-    if rc is None:
-        raise ToolError(f"{what} timed out after {timeout:.0f} s")
-    if rc != 0:
-        errs = [ln for ln in log.splitlines() if "error" in ln.lower()] or log.splitlines()[-1:]
-        raise ToolError(f"{what} failed (exit {rc}): {(errs or ['?'])[0].strip()}")
-    return log
-
-
-def _watch(
-    cmd: list[str],
-    cwd: Path,
-    log_path: Path,
-    timeout: float,
-    progress: Callable[[str], None],
-    every: float,
-) -> tuple[str, int | None]:
-    """``cmd`` with its output into ``log_path``, polled every ``every`` s; (log, exit code),
-    the code ``None`` when it ran past ``timeout`` (then it is killed, as on any exception)."""
     t0 = time.monotonic()
     rc: int | None = None
+    step = every if progress is not None else timeout
     with log_path.open("w") as out:
         proc = subprocess.Popen(cmd, cwd=cwd, stdout=out, stderr=subprocess.STDOUT)
         try:
-            while True:
+            while rc is None:
                 left = t0 + timeout - time.monotonic()
                 try:
-                    rc = proc.wait(timeout=max(0.0, min(every, left)))
-                    break
+                    rc = proc.wait(timeout=max(0.0, min(step, left)))
                 except subprocess.TimeoutExpired:
-                    if left <= every:
+                    if left <= step or progress is None:
                         break
                     last = _last_line(log_path)
                     progress(f"{time.monotonic() - t0:.0f} s" + (f": {last}" if last else ""))
@@ -122,7 +90,13 @@ def _watch(
             if proc.poll() is None:
                 proc.kill()
                 proc.wait()
-    return log_path.read_text(errors="replace"), rc
+    log = log_path.read_text(errors="replace")
+    if rc is None:
+        raise ToolError(f"{what} timed out after {timeout:.0f} s")
+    if rc != 0:
+        errs = [ln for ln in log.splitlines() if "error" in ln.lower()] or log.splitlines()[-1:]
+        raise ToolError(f"{what} failed (exit {rc}): {(errs or ['?'])[0].strip()}")
+    return log
 
 
 def _last_line(path: Path) -> str:
