@@ -72,12 +72,16 @@ def _ints(text: str | None) -> list[int] | None:
 
 def _config(kw: dict[str, Any]) -> Any:
     """The `TrainConfig` of the options: recipe (or, for ``--resume`` without one, the
-    checkpoint's configuration) overridden by every option given."""
+    checkpoint's configuration, or the seeds study's) overridden by every option given."""
     from wirelab.logic.config import from_dict, load_recipe
     from wirelab.logic.train import checkpoint_config
 
     if kw["recipe"]:
         cfg = load_recipe(kw["recipe"])
+    elif kw["resume"] and kw["seeds"] is not None:
+        from wirelab.logic.seeds import study_config
+
+        cfg = study_config(kw["out"])
     elif kw["resume"]:
         cfg = asdict(checkpoint_config(kw["out"]))
     else:
@@ -227,7 +231,9 @@ def group() -> None:
 @click.option("--init-from", default=None, help="Start from a run's weights (its directory).")
 @out_option()
 @click.option(
-    "--resume", is_flag=True, help="Continue the killed run in --out from its checkpoint."
+    "--resume",
+    is_flag=True,
+    help="Continue the killed run in --out from its checkpoint (with --seeds: every seed's).",
 )
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 @click.option(
@@ -262,11 +268,10 @@ def _train_seeds(config: Any, kw: dict[str, Any]) -> None:
     from wirelab.logic.seeds import parse_seeds, run
     from wirelab.parallel import ExecOptions
 
-    if kw["resume"]:
-        raise UsageError("--resume does not apply to --seeds runs (rerun the seeds' command)")
     seeds = parse_seeds(kw["seeds"])
     options = ExecOptions(kw["backend"], kw["workers"], kw["address"])
-    m = run(config, seeds, kw["out"], options=options, overwrite=kw["overwrite"], quiet=kw["quiet"])
+    flags = {k: kw[k] for k in ("overwrite", "resume", "quiet")}
+    m = run(config, seeds, kw["out"], options=options, **flags)
     for r in m["runs"]:
         click.echo(
             f"seed {r['seed']}: soft {r['accuracy_soft']:.4f}, discrete "

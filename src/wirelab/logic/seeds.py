@@ -11,10 +11,16 @@ gates (``runs``, in seed order) and their mean and sample standard deviation ove
 
 and ``curves.png``: every seed's validation accuracy (discrete and soft) over training
 (`curves_figure`).
+
+Where the workers share this machine's files (``--backend local``, or Ray started here without
+``--address``), each seed trains straight into ``DIR/seeds/seed-<s>/`` and writes its checkpoints
+there, so ``--resume`` continues a killed study: finished seeds are read back, a seed with a
+checkpoint continues from it (bit-identical, as a single run's ``--resume``), the rest start.
 """
 
 from __future__ import annotations
 
+import json
 import shutil
 import tempfile
 from dataclasses import asdict, replace
@@ -25,18 +31,28 @@ import numpy as np
 
 from wirelab.errors import UsageError
 from wirelab.logic.config import TrainConfig
-from wirelab.parallel import ExecOptions, Job, map_jobs
-from wirelab.results import experiment
+from wirelab.parallel import POOLS, ExecOptions, Job, map_jobs
+from wirelab.results import METRICS, ResultDir, experiment, read_json, sanitize
 from wirelab.sweep.runner import collect_files, write_files
 
 COMMAND = "wirelab logic train --seeds"
 KEPT = ("accuracy_soft", "accuracy_discrete", "gates", "best_step", "steps_run", "epochs_run")
 
 
-def seed_job(config: TrainConfig, seed: int) -> tuple[dict[str, Any], dict[str, bytes]]:
-    """Train ``config`` with ``seed`` in a temporary directory; its metrics and its files."""
+def seed_job(
+    config: TrainConfig, seed: int, dest: str | None = None, resume: bool = False
+) -> tuple[dict[str, Any], dict[str, bytes]]:
+    """Train ``config`` with ``seed``: in ``dest`` (a directory this worker shares; no files
+    returned), resuming there when asked, or in a temporary directory whose files it returns."""
     from wirelab.logic.train import run
 
+    if dest is not None:
+        path = Path(dest)
+        if resume and ResultDir(path).status == "complete":
+            return read_json(path / METRICS), {}
+        again = resume and (path / "checkpoint.pt").exists()
+        cfg = replace(config, seed=seed)
+        return run(cfg, path, overwrite=not again, resume=again, quiet=True), {}
     tmp = Path(tempfile.mkdtemp(prefix=f"wirelab-seed-{seed}-"))
     try:
         metrics = run(replace(config, seed=seed), tmp / "run", quiet=True)
@@ -77,26 +93,60 @@ def run(
     *,
     options: ExecOptions | None = None,
     overwrite: bool = False,
+    resume: bool = False,
     quiet: bool = False,
 ) -> dict[str, Any]:
-    """Every seed of ``config`` as a job; ``out`` holds the per-seed runs and their summary."""
+    """Every seed of ``config`` as a job; ``out`` holds the per-seed runs and their summary.
+    ``resume`` continues the killed study in ``out`` (module docstring)."""
     config.validate()
     options = options or ExecOptions()
     options.validate()
     record = {"train": asdict(config), "seeds": seeds, **asdict(options)}
-    with experiment(out, command=COMMAND, config=record, overwrite=overwrite) as rd:
-        jobs = [Job(f"seed {s}", seed_job, (config, s)) for s in seeds]
+    if resume:
+        _refuse_other_study(Path(out), record)
+    here = shares_files(options)
+    with experiment(out, command=COMMAND, config=record, overwrite=overwrite, resume=resume) as rd:
+        dest = {s: str(rd.path / "seeds" / f"seed-{s}") if here else None for s in seeds}
+        jobs = [Job(f"seed {s}", seed_job, (config, s, dest[s], resume)) for s in seeds]
         options = replace(options, threads=config.threads)
         results = map_jobs(jobs, options, label="logic seeds", show=not quiet)
         runs = []
         histories: dict[int, list[dict[str, Any]]] = {}
         for seed, (metrics, files) in zip(seeds, results, strict=True):
-            write_files(rd.path / "seeds" / f"seed-{seed}", files)
+            if files:
+                write_files(rd.path / "seeds" / f"seed-{seed}", files)
             runs.append({"seed": seed, **{k: metrics.get(k) for k in KEPT}})
             histories[seed] = metrics.get("history") or []
         if any(histories.values()):
             rd.save_figure(curves_figure(histories), "curves")
         return rd.finish({"runs": runs, **summary(runs)})
+
+
+def shares_files(options: ExecOptions) -> bool:
+    """Whether the workers write this machine's files: a back end that takes no address runs
+    here, and one that does (Ray) runs here when none is given (it starts its cluster here)."""
+    return not (POOLS.fact(options.backend, "address") and options.address)
+
+
+def study_config(out: str | Path) -> dict[str, Any]:
+    """The training options saved by the seeds study in ``out`` (for ``--resume``)."""
+    path = Path(out) / "config.json"
+    if not path.exists():
+        raise UsageError(f"--resume: {path} does not exist")
+    train = read_json(path).get("config", {}).get("train")
+    if not isinstance(train, dict):
+        raise UsageError(f"--resume: {path} is not a seeds study's")
+    return dict(train)
+
+
+def _refuse_other_study(out: Path, record: dict[str, Any]) -> None:
+    """``--resume`` of a study with other options: a one-line `UsageError`, nothing touched."""
+    path = out / "config.json"
+    study_config(out)
+    saved = read_json(path).get("config", {})
+    for key in ("train", "seeds"):
+        if saved.get(key) != json.loads(json.dumps(sanitize(record[key])[0])):
+            raise UsageError(f"--resume: the {key} options differ from {path}'s")
 
 
 def curves_figure(histories: dict[int, list[dict[str, Any]]], title: str = "") -> Any:
