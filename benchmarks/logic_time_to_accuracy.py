@@ -10,7 +10,7 @@ probable gate) first classifies at least ``--target`` of the validation images c
   small MNIST model: the centre 20 x 20 pixels, real-valued in training, 6 x 8,000 LogicDense
   with fixed random wiring and the 16-gate softmax, GroupSum(10, tau 10), Adam lr 0.01, batch
   100), validated every ``--eval-every`` steps in torchlogix's eval mode (argmax gates) on the
-  pixels thresholded at 0.5, as `mnist10-48k` discretises.
+  pixels thresholded at 0.5, as `mnist10-48k-paper` discretises.
 
 Both use the same training / validation split (wirelab's: 6,000 training images held out with
 seed 0), one thread, in one process, one after the other; validation time is not counted on
