@@ -8,27 +8,14 @@ from typing import Any
 import pytest
 
 from tests.clirun import one_line_error, wirelab
+from tests.logic.tiny import tiny_digits
 from wirelab.logic import train as train_mod
-from wirelab.logic.config import TrainConfig, from_dict
 from wirelab.logic.seeds import run, shares_files
 from wirelab.parallel import ExecOptions
 
 pytest.importorskip("sklearn")  # the digits dataset
 INLINE = ExecOptions("local", 1)  # in this process, so the kill below reaches the seed's run
 SAME = ("seed", "accuracy_soft", "accuracy_discrete", "gates", "best_step", "steps_run")
-
-
-def tiny() -> TrainConfig:
-    doc = {
-        "dataset": "digits",
-        "classes": "all",
-        "steps": 10,
-        "eval_every": 5,
-        "batch_size": 32,
-        "threads": 1,
-        "model": {"dense": [50, 50], "init": "gaussian", "tau": 3.0},
-    }
-    return from_dict(doc, "test")
 
 
 def kill_at_save(monkeypatch: pytest.MonkeyPatch, nth: int) -> None:
@@ -49,18 +36,18 @@ def same(m: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def test_a_killed_study_resumes_to_the_result_of_one_run(tmp_path: Path, monkeypatch) -> None:
-    whole = run(tiny(), [0, 1], tmp_path / "whole", options=INLINE, quiet=True)
+    whole = run(tiny_digits(), [0, 1], tmp_path / "whole", options=INLINE, quiet=True)
     out = tmp_path / "killed"
     kill_at_save(monkeypatch, 3)  # seed 0 saves at steps 5 and 10; seed 1 at 5, then the kill
     with pytest.raises(KeyboardInterrupt):
-        run(tiny(), [0, 1], out, options=INLINE, quiet=True)
+        run(tiny_digits(), [0, 1], out, options=INLINE, quiet=True)
     monkeypatch.undo()
     seed0 = out / "seeds" / "seed-0" / "metrics.json"
     assert seed0.exists() and not (out / "metrics.json").exists()
     assert (out / "seeds" / "seed-1" / "checkpoint.pt").exists()
     assert not (out / "seeds" / "seed-1" / "metrics.json").exists()
     before = seed0.stat().st_mtime_ns
-    resumed = run(tiny(), [0, 1], out, options=INLINE, resume=True, quiet=True)
+    resumed = run(tiny_digits(), [0, 1], out, options=INLINE, resume=True, quiet=True)
     assert seed0.stat().st_mtime_ns == before  # read back, not trained again
     assert same(resumed) == same(whole)
     assert resumed["accuracy_discrete_mean"] == whole["accuracy_discrete_mean"]
@@ -69,7 +56,7 @@ def test_a_killed_study_resumes_to_the_result_of_one_run(tmp_path: Path, monkeyp
 
 def test_resume_refuses_other_options_and_a_missing_study(tmp_path: Path) -> None:
     out = tmp_path / "study"
-    run(tiny(), [0], out, options=INLINE, quiet=True)
+    run(tiny_digits(), [0], out, options=INLINE, quiet=True)
     (out / "metrics.json").unlink()  # as a kill leaves the study: unfinished
     r = wirelab("logic", "train", "--resume", "--seeds", "1", "--out", out, "--lr", "0.5")
     assert one_line_error(r) and "train options differ" in r.stderr, r.stderr

@@ -112,21 +112,10 @@ def test_fly_turns_on_the_kinematic_body(tmp_path: Path, ray_here: None) -> None
 def test_logic_recipe_seeds(tmp_path: Path, ray_here: None) -> None:
     pytest.importorskip("torch")
     pytest.importorskip("sklearn")  # the digits dataset
-    from wirelab.logic.config import from_dict
+    from tests.logic.tiny import tiny_digits
     from wirelab.logic.seeds import run
 
-    config = from_dict(
-        {
-            "dataset": "digits",
-            "classes": "all",
-            "steps": 10,
-            "eval_every": 5,
-            "batch_size": 32,
-            "threads": 1,
-            "model": {"dense": [50, 50], "init": "gaussian", "tau": 3.0},
-        },
-        "test",
-    )
+    config = tiny_digits()
 
     def study(backend: str, workers: int, out: Path) -> dict[str, Any]:
         m = run(config, [0, 1, 2], out, options=ExecOptions(backend, workers), quiet=True)
