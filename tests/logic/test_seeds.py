@@ -2,6 +2,9 @@
 continues from it, and the study ends with the result of one run straight through."""
 
 import json
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -9,9 +12,12 @@ import pytest
 
 from tests.clirun import one_line_error, wirelab
 from tests.logic.tiny import tiny_digits
+from wirelab.logic import seeds as seeds_mod
 from wirelab.logic import train as train_mod
+from wirelab.logic.checkpoint import progress_fraction, write_progress
 from wirelab.logic.seeds import run, shares_files
 from wirelab.parallel import ExecOptions
+from wirelab.progress import ProgressBar
 
 pytest.importorskip("sklearn")  # the digits dataset
 INLINE = ExecOptions("local", 1)  # in this process, so the kill below reaches the seed's run
@@ -72,3 +78,64 @@ def test_resume_refuses_other_options_and_a_missing_study(tmp_path: Path) -> Non
 )
 def test_seeds_train_in_place_only_where_the_workers_share_files(backend, address, here) -> None:
     assert shares_files(ExecOptions(backend, None, address)) is here
+
+
+def test_every_checkpoint_leaves_the_step_in_progress_json(tmp_path: Path, monkeypatch) -> None:
+    seen: list[float] = []
+    real = train_mod.write_progress
+
+    def record(run_dir: Path, step: int, steps: int) -> None:
+        real(run_dir, step, steps)
+        seen.append(progress_fraction(run_dir))
+
+    monkeypatch.setattr(train_mod, "write_progress", record)
+    train_mod.run(tiny_digits(), tmp_path / "run", quiet=True)
+    assert seen == [0.5, 1.0]  # validations at steps 5 and 10 of 10
+    assert json.loads((tmp_path / "run" / "progress.json").read_text()) == {"step": 10, "steps": 10}
+
+
+@pytest.mark.parametrize("text", [None, "", "{", '{"step": 3}', '{"step": 3, "steps": 0}'])
+def test_a_missing_or_damaged_progress_file_reads_as_no_progress(tmp_path: Path, text) -> None:
+    if text is not None:
+        (tmp_path / "progress.json").write_text(text)
+    assert progress_fraction(tmp_path) == 0.0
+
+
+def test_the_study_bar_follows_the_training_left_at_the_start(tmp_path: Path, monkeypatch) -> None:
+    bars: list[ProgressBar] = []
+
+    @contextmanager
+    def keep(desc: str, total: float = 1.0, *, show: bool = True) -> Iterator[ProgressBar]:
+        bars.append(ProgressBar(desc, total))
+        yield bars[-1]
+
+    monkeypatch.setattr(seeds_mod, "progress_bar", keep)
+    monkeypatch.setattr(seeds_mod, "POLL", 0.01)
+    done, half, fresh = (tmp_path / f"seed-{s}" for s in range(3))
+    done.mkdir()
+    (done / "metrics.json").write_text("{}")  # complete at the start: not in the estimate
+    write_progress(half, 5, 10)  # resumed from a checkpoint half-way
+    dirs = {0: str(done), 1: str(half), 2: str(fresh)}
+
+    def shown(expected: float) -> bool:
+        for _ in range(500):
+            if abs(bars[0].completed - expected) < 1e-9:
+                return True
+            time.sleep(0.01)
+        return False
+
+    with seeds_mod.watch(dirs, "study", show=False) as finished:
+        assert shown(0.0)  # left: 0.5 + 1.0 seeds' training
+        write_progress(fresh, 3, 10)
+        assert shown(0.3 / 1.5)
+        finished(1)
+        assert shown(0.8 / 1.5)
+        finished(2)
+        assert shown(1.0)
+
+
+def test_an_overwritten_study_starts_every_seed_afresh(tmp_path: Path) -> None:
+    out = tmp_path / "study"
+    run(tiny_digits(), [0, 1], out, options=INLINE, quiet=True)
+    run(tiny_digits(), [0], out, options=INLINE, quiet=True, overwrite=True)
+    assert sorted(p.name for p in (out / "seeds").iterdir()) == ["seed-0"]

@@ -12,11 +12,15 @@ code. A file that is empty, truncated or not a wirelab run file gives one line n
        "train_seconds": float}
 
 - ``model.pt``: ``{"spec": resolved LogicNet spec, "state_dict": ...}`` (the best weights).
+- ``progress.json``: ``{"step": int, "steps": int}``, rewritten with every checkpoint, so a
+  watcher (a seeds study's progress bar, a user's ``cat``) reads how far a run is without
+  loading the checkpoint.
 """
 
 from __future__ import annotations
 
 import io
+import json
 import re
 from pathlib import Path
 from typing import Any
@@ -29,6 +33,7 @@ from wirelab.results import atomic_write_bytes
 
 CHECKPOINT = "checkpoint.pt"
 MODEL = "model.pt"
+PROGRESS = "progress.json"
 CHECKPOINT_FORMAT = "wirelab.logic.checkpoint/2"
 CHECKPOINT_KEYS = ("config", "step", "model", "optimizer", "history", "best", "train_seconds")
 
@@ -38,6 +43,22 @@ def save(path: Path, obj: dict[str, Any]) -> Path:
     buf = io.BytesIO()
     torch.save(obj, buf)
     return atomic_write_bytes(path, buf.getvalue())
+
+
+def write_progress(run_dir: Path, step: int, steps: int) -> None:
+    """``progress.json`` of the run in ``run_dir``: ``step`` of ``steps`` taken (atomic)."""
+    text = json.dumps({"step": int(step), "steps": int(steps)})
+    atomic_write_bytes(Path(run_dir) / PROGRESS, text.encode())
+
+
+def progress_fraction(run_dir: str | Path) -> float:
+    """``step / steps`` from the ``progress.json`` in ``run_dir``, in [0, 1]; 0 when there is
+    none yet or it cannot be read (a watcher never fails the run it watches)."""
+    try:
+        rec = json.loads((Path(run_dir) / PROGRESS).read_text())
+        return min(max(float(rec["step"]) / float(rec["steps"]), 0.0), 1.0)
+    except (OSError, ValueError, KeyError, TypeError, ZeroDivisionError):
+        return 0.0
 
 
 def first_words(text: str, limit: int = 100) -> str:

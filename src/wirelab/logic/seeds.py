@@ -16,6 +16,9 @@ Where the workers share this machine's files (``--backend local``, or Ray starte
 ``--address``), each seed trains straight into ``DIR/seeds/seed-<s>/`` and writes its checkpoints
 there, so ``--resume`` continues a killed study: finished seeds are read back, a seed with a
 checkpoint continues from it (bit-identical, as a single run's ``--resume``), the rest start.
+The study's progress bar then follows the training itself: the training left at the start done so
+far, from every seed's ``progress.json`` (``step / steps``; `watch`), so an hour-long study shows
+its estimate from the first validation on, not only when a seed finishes.
 """
 
 from __future__ import annotations
@@ -23,6 +26,9 @@ from __future__ import annotations
 import json
 import shutil
 import tempfile
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
@@ -30,12 +36,15 @@ from typing import Any
 import numpy as np
 
 from wirelab.errors import UsageError
+from wirelab.logic.checkpoint import progress_fraction
 from wirelab.logic.config import TrainConfig
 from wirelab.parallel import POOLS, ExecOptions, Job, map_jobs
+from wirelab.progress import progress_bar
 from wirelab.results import METRICS, ResultDir, experiment, read_json, sanitize
 from wirelab.sweep.runner import collect_files, write_files
 
 COMMAND = "wirelab logic train --seeds"
+POLL = 5.0  # seconds between two reads of the seeds' progress files
 KEPT = ("accuracy_soft", "accuracy_discrete", "gates", "best_step", "steps_run", "epochs_run")
 
 
@@ -106,10 +115,17 @@ def run(
         _refuse_other_study(Path(out), record)
     here = shares_files(options)
     with experiment(out, command=COMMAND, config=record, overwrite=overwrite, resume=resume) as rd:
+        if not resume:  # an overwritten study's old seeds would look finished
+            shutil.rmtree(rd.path / "seeds", ignore_errors=True)
         dest = {s: str(rd.path / "seeds" / f"seed-{s}") if here else None for s in seeds}
         jobs = [Job(f"seed {s}", seed_job, (config, s, dest[s], resume)) for s in seeds]
         options = replace(options, threads=config.threads)
-        results = map_jobs(jobs, options, label="logic seeds", show=not quiet)
+        workers = f" x{options.workers}" if options.workers else ""
+        desc = f"logic seeds: {len(seeds)} seeds, {options.backend}{workers}"
+        with watch(dest, desc, show=not quiet) as finished:
+            results = map_jobs(
+                jobs, options, show=False, on_result=lambda r: finished(seeds[r.index])
+            )
         runs = []
         histories: dict[int, list[dict[str, Any]]] = {}
         for seed, (metrics, files) in zip(seeds, results, strict=True):
@@ -120,6 +136,41 @@ def run(
         if any(histories.values()):
             rd.save_figure(curves_figure(histories), "curves")
         return rd.finish({"runs": runs, **summary(runs)})
+
+
+@contextmanager
+def watch(dirs: dict[int, str | None], desc: str, *, show: bool) -> Iterator[Callable[[int], None]]:
+    """A progress bar over the training a study has left (module docstring), read every `POLL`
+    seconds; yields the callback that marks a seed's result as back. A seed's share is
+
+        f_s = 1 (result back, or complete at the start) | step_s / steps_s (``progress.json``) | 0
+
+    and the bar shows ``sum_s (f_s - f_s(start)) / sum_s (1 - f_s(start))``."""
+    back = {s for s, d in dirs.items() if d is not None and ResultDir(Path(d)).complete}
+
+    def share(s: int) -> float:
+        d = dirs[s]
+        return 1.0 if s in back else progress_fraction(d) if d is not None else 0.0
+
+    start = {s: share(s) for s in dirs}
+    left = sum(1.0 - f for f in start.values())
+    stop = threading.Event()
+    with progress_bar(desc, total=1.0, show=show) as bar:
+
+        def poll() -> None:
+            while True:
+                if left > 0:
+                    bar.fraction(sum(share(s) - start[s] for s in dirs) / left)
+                if stop.wait(POLL):
+                    return
+
+        thread = threading.Thread(target=poll, daemon=True)
+        thread.start()
+        try:
+            yield back.add
+        finally:
+            stop.set()
+            thread.join()
 
 
 def shares_files(options: ExecOptions) -> bool:

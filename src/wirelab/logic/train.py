@@ -35,6 +35,7 @@ from wirelab.logic.checkpoint import (
     init_weights,
     load_checkpoint,
     save,
+    write_progress,
 )
 from wirelab.logic.config import TrainConfig, changed_options, resolve
 from wirelab.logic.datasets import TaskData, load_task, parse_classes
@@ -214,6 +215,7 @@ def fit(
             _relax(model, cfg, st.step, sched.total)
             rec = _validate(model, data, cfg, sched, st, seg_loss / seg_n)
             _save_checkpoint(ckpt_path, cfg, model, opt, st)
+            write_progress(ckpt_path.parent, st.step, sched.total)
             if show:
                 ms = 1000 * seg_seconds / seg_steps
                 print(
@@ -344,7 +346,6 @@ def finish(
     t0 = time.perf_counter()
     pred = net.predict(data.test.x.reshape(len(data.test.x), -1))
     bool_seconds = time.perf_counter() - t0
-    history = st.history
     metrics: dict[str, Any] = {
         "dataset": cfg.dataset,
         "classes": list(data.classes),
@@ -357,7 +358,7 @@ def finish(
         "input_bits": net.input_bits if model.input_bits is None else len(model.input_bits),
         "best_epoch": st.best["epoch"],
         "best_step": st.best["step"],
-        "epochs_run": history[-1]["epoch"] if history else 0,
+        "epochs_run": st.history[-1]["epoch"] if st.history else 0,
         "steps_run": st.step,
         "stopped_early": st.stop == "early",
         "val_accuracy_discrete": st.best["val"],
@@ -366,12 +367,12 @@ def finish(
         "n_train": len(data.train.y),
         "n_val": len(data.val.y),
         "n_test": len(data.test.y),
-        "history": history,
+        "history": st.history,
     }
     if st.stop in ("time", "target"):  # a time budget, or the validation that met --stop-at
         metrics["stopped_by_time_limit" if st.stop == "time" else "stopped_at_target"] = True
-    if history:
-        _plot(history, rd, by_step=cfg.steps is not None)
+    if st.history:
+        _plot(st.history, rd, by_step=cfg.steps is not None)
     return metrics
 
 
@@ -386,7 +387,6 @@ def _gap_warning(gap: float) -> str | None:
 
 def _plot(history: list[dict[str, Any]], rd: ResultDir, *, by_step: bool) -> None:
     plt = pyplot()
-
     key = "step" if by_step else "epoch"
     xs = [h[key] for h in history]
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(9, 3.2))
