@@ -15,7 +15,7 @@ from tests.logic.tiny import tiny_digits
 from wirelab.logic import seeds as seeds_mod
 from wirelab.logic import train as train_mod
 from wirelab.logic.checkpoint import progress_fraction, write_progress
-from wirelab.logic.seeds import run, shares_files
+from wirelab.logic.seeds import first_reach, run, shares_files
 from wirelab.parallel import ExecOptions
 from wirelab.progress import ProgressBar
 
@@ -139,3 +139,28 @@ def test_an_overwritten_study_starts_every_seed_afresh(tmp_path: Path) -> None:
     run(tiny_digits(), [0, 1], out, options=INLINE, quiet=True)
     run(tiny_digits(), [0], out, options=INLINE, quiet=True, overwrite=True)
     assert sorted(p.name for p in (out / "seeds").iterdir()) == ["seed-0"]
+
+
+def test_first_reach_is_the_first_validation_at_the_level() -> None:
+    h = [
+        {"step": 5, "val_discrete": 0.95, "train_seconds": 1.0},
+        {"step": 10, "val_discrete": 0.97, "train_seconds": 2.5},
+        {"step": 15, "val_discrete": 0.99, "train_seconds": 4.0},
+    ]
+    assert first_reach(h, 0.97) == {"step": 10, "train_seconds": 2.5}
+    assert first_reach(h, 0.995) is None
+    assert first_reach([], 0.5) is None
+
+
+def test_resuming_a_finished_study_reads_every_seed_back(tmp_path: Path) -> None:
+    out = tmp_path / "study"
+    first = run(tiny_digits(), [0, 1], out, options=INLINE, quiet=True)
+    before = (out / "seeds" / "seed-1" / "metrics.json").stat().st_mtime_ns
+    r = wirelab("logic", "train", "--resume", "--seeds", "2", "--out", out, "--quiet")
+    assert r.returncode == 0, r.stderr
+    assert (out / "seeds" / "seed-1" / "metrics.json").stat().st_mtime_ns == before
+    lines = r.stdout.splitlines()
+    assert lines[0].startswith("seed 0: soft ") and "97% validation never" in lines[0]
+    assert json.loads((out / "metrics.json").read_text())["runs"] == json.loads(
+        json.dumps(first["runs"])
+    )

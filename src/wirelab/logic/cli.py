@@ -273,9 +273,11 @@ def _train_seeds(config: Any, kw: dict[str, Any]) -> None:
     flags = {k: kw[k] for k in ("overwrite", "resume", "quiet")}
     m = run(config, seeds, kw["out"], options=options, **flags)
     for r in m["runs"]:
+        hit = r.get("val_97")
+        when = f"after {hit['train_seconds']:.0f} s" if hit else "never"
         click.echo(
             f"seed {r['seed']}: soft {r['accuracy_soft']:.4f}, discrete "
-            f"{r['accuracy_discrete']:.4f}"
+            f"{r['accuracy_discrete']:.4f}; 97% validation {when}"
         )
     click.echo(
         f"discrete accuracy {m['accuracy_discrete_mean']:.4f} +- {m['accuracy_discrete_sd']:.4f} "
