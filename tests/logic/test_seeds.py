@@ -164,3 +164,12 @@ def test_resuming_a_finished_study_reads_every_seed_back(tmp_path: Path) -> None
     assert json.loads((out / "metrics.json").read_text())["runs"] == json.loads(
         json.dumps(first["runs"])
     )
+
+
+def test_the_curves_show_a_discrete_network_above_its_relaxed_one() -> None:
+    h = [{"step": 1000 * i, "val_discrete": 0.97 + 0.002 * i, "val_soft": 0.975} for i in range(8)]
+    fig = seeds_mod.curves_figure({0: h})
+    low, high = fig.axes[0].get_ylim()
+    assert low <= min(r["val_discrete"] for r in h[2:]) and high >= max(
+        r["val_discrete"] for r in h
+    )

@@ -243,10 +243,9 @@ def curves_figure(histories: dict[int, list[dict[str, Any]]], title: str = "") -
         ax.plot(xs, [r["val_soft"] for r in h], color=color, ls="--", lw=0.8, label="soft")
         ax.set_xlabel(key)
     lows = [r["val_discrete"] for h in histories.values() for r in h[len(h) // 4 :]]
-    if lows:
-        ax.set_ylim(
-            min(lows) - 0.005, max(r["val_soft"] for h in histories.values() for r in h) + 0.003
-        )
+    if lows:  # the top: the best of either curve (a hard-forward run's discrete is above its soft)
+        top = max(max(r["val_soft"], r["val_discrete"]) for h in histories.values() for r in h)
+        ax.set_ylim(min(lows) - 0.005, top + 0.003)
     ax.set_ylabel("validation accuracy")
     ax.set_title(title, fontsize=8)
     ax.grid(alpha=0.3)
