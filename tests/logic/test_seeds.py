@@ -173,3 +173,12 @@ def test_the_curves_show_a_discrete_network_above_its_relaxed_one() -> None:
     assert low <= min(r["val_discrete"] for r in h[2:]) and high >= max(
         r["val_discrete"] for r in h
     )
+
+
+def test_resume_with_a_recipe_and_no_study_is_one_line(tmp_path: Path) -> None:
+    recipe = tmp_path / "r.toml"
+    recipe.write_text('[train]\ndataset = "digits"\nsteps = 10\n[model]\ndense = [50, 50]\n')
+    r = wirelab(
+        "logic", "train", "--recipe", recipe, "--resume", "--seeds", "2", "--out", tmp_path / "none"
+    )
+    assert one_line_error(r) and "does not exist" in r.stderr, r.stderr

@@ -209,10 +209,10 @@ def _refuse_other_study(out: Path, record: dict[str, Any]) -> None:
     The training options are compared resolved (every model default filled in), so a study
     started from the library and resumed from the command line is the same study."""
     path = out / "config.json"
-    saved = read_json(path).get("config", {})
+    train = study_config(out)  # first: a missing or foreign study is its own one-line error
     same = {
-        "train": _resolved(study_config(out)) == _resolved(record["train"]),
-        "seeds": saved.get("seeds") == record["seeds"],
+        "train": _resolved(train) == _resolved(record["train"]),
+        "seeds": read_json(path)["config"].get("seeds") == record["seeds"],
     }
     for key, ok in same.items():
         if not ok:
