@@ -1,0 +1,1 @@
+"""Each example in examples/ run at its CI size (--small)."""
