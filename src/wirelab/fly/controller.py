@@ -12,6 +12,10 @@ rate units)::
 then reads ``dn = [mean x[DN-VNC left], mean x[DN-VNC right]]`` ``(B, 2)`` and the readout
 features ``x[features]`` ``(B, F)``, and a `Mapping` turns them into the descending signal,
 held for the next ``K`` body steps.
+
+In a loop of your own, `ConnectomeController.step` does one update and the mapping in one call,
+``sensory [left, right] -> drive [left, right]``; `wirelab.fly.loop.run_loop` is the loop the
+experiments use (same objects, same numbers).
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ import scipy.sparse as sp
 
 from wirelab.data.connectomes import Connectome, load_connectome
 from wirelab.errors import UsageError
+from wirelab.fly.mapping import FixedMapping, default_mapping
 from wirelab.fly.populations import Populations
 from wirelab.reservoir import Reservoir, Units, reservoir_weights
 
@@ -82,12 +87,23 @@ def model_weights(connectome: str, model: str) -> sp.spmatrix | None:
 class ConnectomeController:
     """A batch of ``B`` connectome reservoirs driven by ``[left, right]`` sensory input.
 
+    The update is the module docstring's equation; `update` returns the DN-VNC activity,
+    `step` also applies the `FixedMapping` and returns the drive for a body.
+
     Args:
         con: the connectome (populations are chosen from its annotations).
         config: `ControllerConfig`.
-        batch: ``B``, one reservoir state per simulated fly.
+        batch: ``B``, one reservoir state per simulated fly (``2`` per fly with an ``evoked``
+            mapping: the stimulated network and its baseline).
         weights: an ``(N, N)`` ``[pre, post]`` matrix to use instead of the connectome's own
             (a null model or the mirrored connectome); it is normalised the same way.
+        mapping: the DN activity -> drive mapping `step` applies (default `default_mapping`).
+
+    Example:
+        ```python
+        ctrl = ConnectomeController.from_connectome("larva")
+        drive = ctrl.step([1.0, 0.0])  # left olfactory input -> [left, right] drive (2,)
+        ```
     """
 
     def __init__(
@@ -96,8 +112,10 @@ class ConnectomeController:
         config: ControllerConfig = ControllerConfig(),
         batch: int = 1,
         weights: sp.spmatrix | None = None,
+        mapping: FixedMapping | None = None,
     ) -> None:
         self.config = config
+        self.mapping = default_mapping() if mapping is None else mapping
         self.pops = Populations.build(con, config.modality, config.readout)
         source = con if weights is None else weights
         w = reservoir_weights(source, normalize_by=config.normalize, alpha=1.0)
@@ -114,7 +132,36 @@ class ConnectomeController:
         self.batch = batch
         self.reset()
 
+    @classmethod
+    def from_connectome(
+        cls,
+        connectome: str | Connectome = "larva",
+        config: ControllerConfig = ControllerConfig(),
+        *,
+        mapping: FixedMapping | None = None,
+        flies: int = 1,
+        model: str | None = None,
+    ) -> ConnectomeController:
+        """A controller for ``flies`` flies on a registered connectome (by name, loaded once
+        per process) or a `Connectome`; ``batch = flies * mapping.networks_per_fly``.
+
+        ``model`` replaces the recurrent weights as the turn study does: ``"mirror"`` or
+        ``"null-<seed>"`` (`model_weights`; a registered connectome only).
+        """
+        mapping = default_mapping() if mapping is None else mapping
+        if flies < 1:
+            raise UsageError(f"flies must be >= 1, got {flies}")
+        con = cached_connectome(connectome) if isinstance(connectome, str) else connectome
+        weights = None
+        if model is not None:
+            if not isinstance(connectome, str):
+                raise UsageError("model= needs a registered connectome name, not a Connectome")
+            weights = model_weights(connectome, model)
+        batch = flies * mapping.networks_per_fly
+        return cls(con, config, batch=batch, weights=weights, mapping=mapping)
+
     def reset(self) -> None:
+        """Back to the silent state ``x = 0`` for every network of the batch."""
         self.state = self.reservoir.zeros()  # (1, 1, B, N)
 
     def steps_per_update(self, body_dt: float) -> int:
@@ -129,6 +176,25 @@ class ConnectomeController:
             [x[:, self.pops.dn_left].mean(axis=1), x[:, self.pops.dn_right].mean(axis=1)], axis=-1
         )  # (B, 2)
         return dn, x[:, self.pops.features]  # (B, 2), (B, F)
+
+    def step(self, sensory: np.ndarray | list[float]) -> np.ndarray:
+        """One update through the mapping: ``sensory`` ``[left, right]`` ``(2,)`` or
+        ``(flies, 2)`` -> drive ``(2,)`` or ``(flies, 2)``, to hold for `steps_per_update`
+        body steps. Equal to `update` on ``mapping.inputs(sensory)`` followed by the mapping."""
+        u = np.asarray(sensory, dtype=np.float64)
+        if u.shape[-1:] != (2,) or u.ndim > 2:
+            raise UsageError(
+                f"sensory input must be [left, right], (2,) or (flies, 2); got {u.shape}"
+            )
+        inputs = self.mapping.inputs(u)  # (flies * networks_per_fly, 2)
+        if inputs.shape[0] != self.batch:
+            raise UsageError(
+                f"{len(inputs) // self.mapping.networks_per_fly} flies of input for a controller "
+                f"built for {self.batch // self.mapping.networks_per_fly}"
+            )
+        dn, features = self.update(inputs)
+        drive = np.asarray(self.mapping(dn, features))  # (flies, 2)
+        return drive[0] if u.ndim == 1 else drive
 
 
 def reference_update(

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import functools
 import importlib
-import importlib.metadata
 import json
 import os
 import pickle
@@ -35,6 +34,7 @@ from typing import Any, TypeVar
 
 from wirelab import errors
 from wirelab.errors import UsageError, WirelabError
+from wirelab.fly.bodies.base import flygym2_here
 
 FLY_ENV = ".venv-fly"
 PYTHON_VAR = "WIRELAB_FLY_PYTHON"
@@ -43,14 +43,6 @@ ERROR_VAR = "WIRELAB_FLY_ERROR_FILE"
 SETUP_HINT = "run `make fly-env` (needs Python 3.12) or set WIRELAB_FLY_PYTHON"
 
 F = TypeVar("F", bound=Callable[..., dict[str, Any]])
-
-
-def flygym2_here() -> bool:
-    """True when this interpreter imports flygym 2 (the body of the fly environment)."""
-    try:
-        return importlib.metadata.version("flygym").split(".")[0] == "2"
-    except importlib.metadata.PackageNotFoundError:
-        return False
 
 
 def body_environment(body: str | None) -> str | None:

@@ -121,6 +121,12 @@ class FixedMapping:
         return self.offset + self.gain * d
 
 
+def default_mapping() -> FixedMapping:
+    """The fixed mapping every experiment and `ConnectomeController.from_connectome` start from:
+    ipsilateral, ``evoked`` (side-swapped baseline), gain `EVOKED_GAIN`, offset 1."""
+    return FixedMapping("ipsilateral", gain=EVOKED_GAIN, offset=1.0, response="evoked")
+
+
 @dataclass(frozen=True)
 class LinearMapping:
     """``features @ weight + bias``; ``weight`` ``(F, 2)``, ``bias`` ``(2,)``."""

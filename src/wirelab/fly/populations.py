@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from wirelab.data.connectomes import Connectome
+from wirelab.data.connectomes import SIDES, Connectome
 from wirelab.errors import UsageError
 
 READOUTS = ("DN-VNC", "DN-VNC+DN-SEZ")
@@ -23,17 +23,17 @@ READOUTS = ("DN-VNC", "DN-VNC+DN-SEZ")
 def modalities(con: Connectome) -> list[str]:
     """Sensory modalities present on both sides (annotation tokens of sensory neurons)."""
     sensory = con.select(celltype="sensory")
-    per_side: dict[str, set[str]] = {"left": set(), "right": set()}
+    per_side: dict[str, set[str]] = {s: set() for s in SIDES}
     for i in sensory:
         if con.side[i] in per_side:
             per_side[con.side[i]] |= set(con.annotations[i])
-    return sorted(per_side["left"] & per_side["right"])
+    return sorted(set.intersection(*per_side.values()))
 
 
 def input_neurons(con: Connectome, modality: str, side: str) -> np.ndarray:
     """Sorted indices of the sensory neurons of ``modality`` (or ``all``) on ``side``."""
-    if side not in ("left", "right"):
-        raise UsageError(f"side must be 'left' or 'right', not {side!r}")
+    if side not in SIDES:
+        raise UsageError(f"side must be one of {', '.join(SIDES)}, not {side!r}")
     if modality == "all":
         return con.select(celltype="sensory", side=side)
     known = modalities(con)
@@ -57,7 +57,7 @@ class Populations:
         if readout not in READOUTS:
             raise UsageError(f"readout must be one of {', '.join(READOUTS)}, not {readout!r}")
         types = readout.split("+")
-        feats = np.concatenate([con.select(celltype=types, side=s) for s in ("left", "right")])
+        feats = np.concatenate([con.select(celltype=types, side=s) for s in SIDES])
         return cls(
             input_left=input_neurons(con, modality, "left"),
             input_right=input_neurons(con, modality, "right"),

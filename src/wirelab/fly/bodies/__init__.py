@@ -16,7 +16,11 @@ physics step good enough?), with their commands in `cli`.
 
 from __future__ import annotations
 
-from wirelab.fly.bodies.base import Body
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from wirelab.errors import UsageError
+from wirelab.fly.bodies.base import Body, flygym2_here
 from wirelab.parallel import ExecOptions
 from wirelab.parallel.options import check_workers_memory
 from wirelab.registry import Registry
@@ -51,9 +55,48 @@ def body_class(name: str) -> type[Body]:
     return BODIES.get(name)
 
 
-def make_body(name: str, **kwargs: object) -> Body:
-    """A body of the registered kind ``name``; keyword arguments go to its constructor."""
+def check_environment(name: str) -> None:
+    """A one-line `UsageError` when body ``name`` lives in the fly environment (Python 3.12,
+    flygym 2) and this interpreter is not it (`flygym2_here`)."""
+    if BODIES.fact(name, "environment") == "fly" and not flygym2_here():
+        raise UsageError(
+            f"the {name!r} body needs flygym 2, which lives in the fly environment: run this "
+            "code with .venv-fly/bin/python (`make fly-env` creates it), or call an "
+            "experiment's run(config, out), which hands itself there (wirelab.fly.envs)"
+        )
+
+
+def make_body(name: str = "kinematic", **kwargs: object) -> Body:
+    """A body of the registered kind ``name``; keyword arguments go to its constructor
+    (e.g. ``batch``, ``dt``, ``seed`` for ``kinematic``; ``video``, ``timestep`` for ``flygym``).
+
+    Raises a one-line `UsageError` for an unknown name, or for ``"flygym"`` outside the fly
+    environment (`check_environment`). Close the body when done, or use `open_body`.
+    """
+    body_class(name)  # unknown name: the registry's error, naming the choices
+    check_environment(name)
     return body_class(name)(**kwargs)
+
+
+@contextmanager
+def open_body(name: str = "kinematic", **kwargs: object) -> Iterator[Body]:
+    """`make_body` as a context manager: the body is closed on exit (a flygym body writes its
+    video then).
+
+    Example:
+        ```python
+        with open_body("kinematic") as body:
+            obs = body.reset()                 # Observation(time, position (2,), heading, odor)
+            for _ in range(500):               # 0.5 s at dt = 1 ms
+                obs = body.act([1.2, 0.6])     # [left, right] drive: turns right (clockwise)
+        print(obs.position, obs.heading)
+        ```
+    """
+    body = make_body(name, **kwargs)
+    try:
+        yield body
+    finally:
+        body.close()
 
 
 def renderers() -> list[str]:

@@ -25,6 +25,7 @@ that heading changes can exceed a full turn), odor as ``[left, right]`` antenna 
 
 from __future__ import annotations
 
+import importlib.metadata
 import os
 from dataclasses import dataclass
 from typing import ClassVar, Protocol
@@ -86,3 +87,11 @@ def check_signal(signal: np.ndarray, batch: int | None) -> np.ndarray:
 def has_display() -> bool:
     """True when an X11 or Wayland display is available for a live viewer."""
     return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+
+
+def flygym2_here() -> bool:
+    """True when this interpreter imports flygym 2 (the body of the fly environment)."""
+    try:
+        return importlib.metadata.version("flygym").split(".")[0] == "2"
+    except importlib.metadata.PackageNotFoundError:
+        return False

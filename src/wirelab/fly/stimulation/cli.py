@@ -27,6 +27,7 @@ from wirelab.fly.options import (
     seed_option,
     timestep_option,
 )
+from wirelab.fly.stimulation.stimulate import STIMULI
 from wirelab.parallel.options import executor_options
 
 
@@ -36,7 +37,7 @@ def _num(x: Any, spec: str) -> str:
 
 
 @click.command("stimulate")
-@click.option("--side", type=click.Choice(["left", "right", "both"]), required=True)
+@click.option("--side", type=click.Choice(list(STIMULI)), required=True)
 @click.option(
     "--normalize",
     type=NORMALIZE,

@@ -26,17 +26,19 @@ from typing import Any
 import numpy as np
 
 from wirelab.cli_options import check_output_file
-from wirelab.data.connectomes import Connectome, load_connectome
+from wirelab.data.connectomes import SIDES, Connectome, load_connectome
 from wirelab.errors import UsageError
-from wirelab.fly.bodies import body_class, renderers
+from wirelab.fly.bodies import body_class, open_body, renderers
 from wirelab.fly.controller import ConnectomeController, ControllerConfig
 from wirelab.fly.envs import in_fly_env
 from wirelab.fly.loop import Trace, run_loop
-from wirelab.fly.mapping import EVOKED_GAIN, FixedMapping
+from wirelab.fly.mapping import FixedMapping, default_mapping
 from wirelab.progress import progress_bar
 from wirelab.results import experiment
 
-STIMULI = {"left": (1.0, 0.0), "right": (0.0, 1.0), "both": (1.0, 1.0)}
+# u = [left, right] in the connectome's side order (`wirelab.data.connectomes.SIDES`); "both"
+# stimulates every side: {"left": (1, 0), "right": (0, 1), "both": (1, 1)}
+STIMULI = {side: tuple(float(side in (s, "both")) for s in SIDES) for side in (*SIDES, "both")}
 
 
 def lateralization_index(left: float, right: float) -> float:
@@ -69,15 +71,13 @@ def stimulate(
     if side not in STIMULI:
         raise UsageError(f"side must be one of {', '.join(STIMULI)}, not {side!r}")
     stim = mapping.inputs(np.array([STIMULI[side]]))  # (1, 2) or (2, 2) with the baseline
-    controller = ConnectomeController(con, config, batch=mapping.networks_per_fly)
-    cls = body_class(body)
+    controller = ConnectomeController.from_connectome(con, config, mapping=mapping)
     kwargs: dict[str, Any] = {"seed": seed}
-    if cls.renders_video:
+    if body_class(body).renders_video:
         kwargs["video"] = video
         kwargs["viewer"] = viewer
         kwargs["timestep"] = timestep
-    b = cls(**kwargs)
-    try:
+    with open_body(body, **kwargs) as b:
         trace = run_loop(
             b,
             duration,
@@ -86,8 +86,6 @@ def stimulate(
             controller=controller,
             progress=progress,
         )
-    finally:
-        b.close()
     metrics = summarize(trace)
     e = mapping.evoked(trace.dn[-1])[0]
     metrics.update(evoked_left=float(e[0]), evoked_right=float(e[1]))
@@ -128,9 +126,7 @@ class StimulateConfig:
 
     side: str
     controller: ControllerConfig = field(default_factory=ControllerConfig)
-    mapping: FixedMapping = field(
-        default_factory=lambda: FixedMapping(gain=EVOKED_GAIN, response="evoked")
-    )
+    mapping: FixedMapping = field(default_factory=default_mapping)
     body: str = "kinematic"
     duration: float = 1.0
     video: Path | None = None

@@ -30,14 +30,10 @@ from wirelab.errors import UsageError
 from wirelab.fly.bodies import body_class, executor
 from wirelab.fly.controller import ControllerConfig
 from wirelab.fly.envs import in_fly_env
-from wirelab.fly.mapping import EVOKED_GAIN, FixedMapping
+from wirelab.fly.mapping import FixedMapping, default_mapping
 from wirelab.fly.store import resumable_experiment
 from wirelab.fly.turns.runs import RUNS, RunSpec, load_run, model_names, run_one, save_run
 from wirelab.parallel import ExecOptions, Job, JobResult, map_jobs
-
-
-def default_mapping() -> FixedMapping:
-    return FixedMapping("ipsilateral", gain=EVOKED_GAIN, offset=1.0, response="evoked")
 
 
 @dataclass(frozen=True)
