@@ -41,7 +41,9 @@ Public API:
   connectome reservoir -> DN-VNC; ``step(sensory) -> drive`` through a `FixedMapping`
   (`default_mapping`);
 - `run_loop` -> `Trace`: the experiments' sensorimotor loop; `OdorSource`: an odor for
-  ``open_body(..., odor=...)``.
+  ``open_body(..., odor=...)``;
+- `rerun_in_fly_env`: a script that opens the flygym body calls it first; from the main
+  environment the script runs again, whole, in the fly environment.
 
 Layout, by role:
 
@@ -68,6 +70,7 @@ Layout, by role:
 from wirelab.fly.bodies import BODIES, make_body, open_body
 from wirelab.fly.bodies.base import DRIVE_RANGE, Body, Observation
 from wirelab.fly.controller import ConnectomeController, ControllerConfig
+from wirelab.fly.envs import rerun_in_fly_env
 from wirelab.fly.loop import Trace, run_loop
 from wirelab.fly.mapping import FixedMapping, default_mapping
 from wirelab.fly.odor import OdorSource
@@ -85,5 +88,6 @@ __all__ = [
     "default_mapping",
     "make_body",
     "open_body",
+    "rerun_in_fly_env",
     "run_loop",
 ]

@@ -14,6 +14,9 @@ run or per study, never per physics step) with the fly environment's Python::
 The child inherits the terminal, so its progress lines show as if it ran here. Its errors come back
 through a small JSON file and are raised here as the same class with the same one-line message.
 
+A script that opens the flygym body itself (not an experiment) calls `rerun_in_fly_env` first:
+from the main environment it runs again, whole, with the fly environment's Python.
+
 The fly environment's Python is, in order: ``$WIRELAB_FLY_PYTHON``; ``.venv-fly/bin/python`` beside
 the main environment (``make`` creates it); ``.venv-fly`` in the repository of this source tree.
 """
@@ -114,6 +117,30 @@ def run_in_fly_env(target: str, config: Any, out: Path, **kwargs: Any) -> dict[s
     metrics = Path(out) / "metrics.json"
     result: dict[str, Any] = json.loads(metrics.read_text())
     return result
+
+
+def rerun_in_fly_env(argv: list[str] | None = None) -> None:
+    """For a script that opens the flygym body itself: return when this interpreter imports
+    flygym 2; otherwise run the script again with the fly environment's Python (same arguments,
+    same terminal) and exit with its status. One-line `WirelabError` when there is none.
+
+    Example (at the start of a script's main)::
+
+        envs.rerun_in_fly_env()   # from here on, open_body("flygym") works
+    """
+    if flygym2_here():
+        return
+    if os.environ.get(CHILD_VAR):
+        raise WirelabError(f"the fly environment cannot import flygym 2; {SETUP_HINT}")
+    python = fly_python()
+    if python is None:
+        raise WirelabError(f"the flygym body runs in the fly environment, not set up; {SETUP_HINT}")
+    args = list(sys.argv if argv is None else argv)
+    try:
+        proc = subprocess.run([str(python), *args], env={**os.environ, CHILD_VAR: "1"}, check=False)
+    except OSError as exc:
+        raise WirelabError(f"cannot start the fly environment ({python}): {exc}") from None
+    raise SystemExit(proc.returncode)
 
 
 def child_error(error_file: Path, code: int) -> WirelabError:

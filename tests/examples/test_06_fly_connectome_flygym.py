@@ -1,0 +1,44 @@
+"""examples/06_fly_connectome_flygym.py at its CI size: typed in the main environment, it re-runs
+itself in the fly environment, walks NeuroMechFly left / control / right and films each walk."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from wirelab.fly.bodies.base import flygym2_here
+from wirelab.fly.envs import fly_python
+
+REPO = Path(__file__).resolve().parents[2]
+SCRIPT = "examples/06_fly_connectome_flygym.py"
+
+
+@pytest.mark.skipif(
+    not flygym2_here() and fly_python() is None,
+    reason="needs the fly environment (.venv-fly, Python 3.12 + flygym 2: make fly-env)",
+)
+def test_example_06_walks_and_films_the_fly(tmp_path: Path) -> None:
+    env = {**os.environ, "MPLBACKEND": "Agg", "MUJOCO_GL": "osmesa", "OMP_NUM_THREADS": "1"}
+    env.setdefault("WIRELAB_DATA_DIR", str(REPO.parent / "shared" / "data"))
+    r = subprocess.run(
+        [sys.executable, SCRIPT, "--small", "--out", str(tmp_path)],
+        cwd=REPO, env=env, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr[-3000:]
+    turns = {
+        m[0]: float(m[1]) for m in re.findall(r"^\s*(\w+): turn\s+([-+][\d.]+) deg", r.stdout, re.M)
+    }
+    assert set(turns) == {"left", "control", "right"}
+    assert all(abs(t) < 90 for t in turns.values())  # 0.3 s of walking: a modest turn
+    assert "stimulus minus control: left" in r.stdout
+    saved = json.loads((tmp_path / "turns.json").read_text())
+    assert saved["turn_deg"] == pytest.approx(turns, abs=0.06)
+    for condition in turns:
+        assert (tmp_path / f"{condition}.mp4").stat().st_size > 10_000
+    assert (tmp_path / "headings.png").stat().st_size > 5_000
