@@ -15,9 +15,10 @@ FLY_BIN := $(FLY_VENV)/bin
 FLY_EXTRAS ?= fly,ray,dev
 comma := ,
 STAMP := $(VENV)/.installed-$(subst $(comma),-,$(EXTRAS))
+DOCS_STAMP := $(VENV)/.installed-docs
 FLY_STAMP := $(FLY_VENV)/.installed-$(subst $(comma),-,$(FLY_EXTRAS))
 
-.PHONY: tour test check lint typecheck bench sysdeps install fly-env clean
+.PHONY: tour test check lint typecheck bench sysdeps install fly-env docs dist-check examples clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -62,8 +63,8 @@ test: install
 	fi
 
 lint:
-	$(BIN)/ruff check src tests benchmarks
-	$(BIN)/ruff format --check src tests benchmarks
+	$(BIN)/ruff check src tests benchmarks scripts
+	$(BIN)/ruff format --check src tests benchmarks scripts
 
 typecheck:
 	$(BIN)/mypy
@@ -76,5 +77,27 @@ bench: install
 	$(BIN)/python -m pip install -q -e ".[bench]"
 	$(BIN)/python -m pip install -q --no-deps torchlogix==0.2.2
 
+# The API reference and user's guide (mkdocs.yml, docs/) into site/, offline; --strict: a broken
+# reference or link fails the build.
+$(DOCS_STAMP): $(STAMP)
+	$(BIN)/python -m pip install -q -e ".[docs]"
+	touch $@
+
+docs: $(DOCS_STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir site
+
+# The sdist and wheel built, twine-checked, installed in a clean venv and run outside the repo.
+dist-check: $(STAMP)
+	PYTHON=$(BIN)/python TORCH="$(TORCH)" bash scripts/check-wheel.sh
+
+# Each example at its CI size (--small), its files under runs/examples/NAME.
+examples: install
+	@set -e; for f in examples/[0-9]*.py; do \
+	  [ -e "$$f" ] || continue; \
+	  name=$$(basename $$f .py); \
+	  echo "$(BIN)/python $$f --small --out runs/examples/$$name"; \
+	  $(BIN)/python $$f --small --out runs/examples/$$name; \
+	done
+
 clean:
-	rm -rf $(VENV) $(FLY_VENV) .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) $(FLY_VENV) .pytest_cache .mypy_cache .ruff_cache site dist build
