@@ -1,7 +1,34 @@
-"""Attention building blocks: SDPA, masks, multi-head attention (GQA/MQA, KV cache), pooling,
-positional encodings, Transformer blocks; and the experiments behind ``wirelab attention``.
+"""Attention building blocks as drop-in ``torch.nn`` modules: SDPA, masks, multi-head attention
+(GQA/MQA, KV cache), pooling, positional encodings, Transformer blocks; and the experiments
+behind ``wirelab attention``.
 
-Mask convention throughout: boolean, broadcastable to (B, H, Tq, Tk), **True = attend**.
+Quickstart: grouped-query attention on a random batch, one KV-cache decode step (equal to the
+uncached computation), attention pooling of a set:
+
+```python
+import torch
+from wirelab.attention import AttentionPool, KVCache, MultiHeadAttention
+
+torch.manual_seed(0)
+x = torch.randn(2, 10, 64)                                 # (batch, length, dim)
+mha = MultiHeadAttention(64, num_heads=8, num_kv_heads=2)  # GQA: 4 query heads per K/V head
+out, _ = mha(x, causal=True)                               # (2, 10, 64)
+cache = KVCache()
+mha(x, causal=True, cache=cache)                           # the prompt fills the cache
+token = torch.randn(2, 1, 64)
+step, _ = mha(token, causal=True, cache=cache)             # one new token: 11 keys attended
+full, _ = mha(torch.cat([x, token], dim=1), causal=True)   # the same without a cache
+print("cached == uncached:", torch.allclose(step, full[:, -1:], atol=1e-6), cache)
+pooled, weights = AttentionPool(64, num_heads=4)(x)       # (2, 64), (2, 4, 1, 10)
+print("output", tuple(out.shape), "pooled", tuple(pooled.shape), "weights", tuple(weights.shape))
+```
+
+Shapes: ``(B, T, C)`` for modules, ``(B, H, T, D)`` for `scaled_dot_product_attention`. Mask
+convention throughout: boolean, broadcastable to (B, H, Tq, Tk), **True = attend** (torch's
+``nn.MultiheadAttention`` masks are True = ignore: convert with `from_torch_mask`).
+`MultiHeadAttention` keeps torch's parameter names: `MultiHeadAttention.from_torch` copies a
+``torch.nn.MultiheadAttention``, and ``load_state_dict`` loads a torch model's state dict into
+the same model built with `MultiHeadAttention` (same outputs, ``tests/attention/test_api.py``).
 """
 
 from wirelab.attention.blocks import (

@@ -43,14 +43,31 @@ class FeedForward(nn.Sequential):
 
 @dataclass
 class LayerCache:
-    """Decoding state of one layer: its self-attention KV cache, the fixed cross-attention K/V."""
+    """Decoding state of one `DecoderLayer`: its self-attention `KVCache` (B, H, length, D) and
+    the cross-attention keys/values of the memory, two (B, H, S, D), computed once.
+
+    Example:
+        ```python
+        caches = [LayerCache() for _ in range(2)]  # one per layer, for EncoderDecoder.decode
+        ```
+    """
 
     self_kv: KVCache = field(default_factory=KVCache)
     cross_kv: tuple[Tensor, Tensor] | None = None
 
 
 class EncoderLayer(nn.Module):
-    """Self-attention + feed-forward. ``causal=True`` makes it a decoder-only (GPT) block."""
+    """Self-attention + feed-forward, pre-norm: ``x += MHA(LN(x)); x += FFN(LN(x))``.
+
+    ``forward(x (B, T, C), mask=None, cache=None) -> (x (B, T, C), weights (B, H, T, T) or
+    None)``. ``causal=True`` makes it a decoder-only (GPT) block.
+
+    Example:
+        ```python
+        layer = EncoderLayer(32, num_heads=4, num_kv_heads=2, causal=True, positional="rope")
+        y, _ = layer(torch.randn(2, 9, 32))  # (2, 9, 32)
+        ```
+    """
 
     def __init__(
         self,
@@ -89,7 +106,16 @@ class EncoderLayer(nn.Module):
 
 
 class DecoderLayer(nn.Module):
-    """Causal self-attention, source-target attention over ``memory``, feed-forward."""
+    """Causal self-attention, source-target attention over ``memory``, feed-forward (pre-norm):
+    ``x += SelfMHA(LN(x)); x += CrossMHA(LN(x), memory); x += FFN(LN(x))``.
+
+    Example:
+        ```python
+        layer = DecoderLayer(32, num_heads=4)
+        y, w = layer(torch.randn(2, 5, 32), torch.randn(2, 8, 32), return_weights=True)
+        # y: (2, 5, 32); w: cross-attention weights (2, 4, 5, 8)
+        ```
+    """
 
     def __init__(self, dim: int, num_heads: int, *, ff_mult: int = 4, dropout: float = 0.0) -> None:
         super().__init__()
@@ -138,7 +164,19 @@ def _check_tokens(tokens: Tensor, name: str) -> None:
 
 
 class EncoderDecoder(nn.Module):
-    """A small Transformer for sequence-to-sequence tasks (sinusoidal positions, pre-norm)."""
+    """A small Transformer for sequence-to-sequence tasks (sinusoidal positions, pre-norm).
+
+    ``forward(src (B, S), tgt_in (B, T)) -> logits (B, T, tgt_vocab)`` (teacher forcing);
+    ``greedy_decode(src, bos_id, max_len) -> (tokens (B, max_len), weights or None)`` with a
+    `KVCache` per decoder layer. Token 0 (``pad_id``) is padding.
+
+    Example:
+        ```python
+        model = EncoderDecoder(src_vocab=12, tgt_vocab=12, dim=32, num_heads=4)
+        logits = model(torch.randint(1, 12, (2, 7)), torch.randint(1, 12, (2, 5)))  # (2, 5, 12)
+        tokens, _ = model.greedy_decode(torch.randint(1, 12, (2, 7)), bos_id=1, max_len=6)
+        ```
+    """
 
     def __init__(
         self,
@@ -251,6 +289,17 @@ class EncoderDecoder(nn.Module):
 
 class DecoderOnly(nn.Module):
     """A GPT/Llama-style causal language model with optional GQA; `generate` uses the KV cache.
+
+    ``forward(tokens (B, T), caches=None) -> logits (B, T, vocab)``;
+    ``generate(prompt (B, T0), n) -> (B, T0 + n)`` greedy, one `KVCache` per layer
+    (``use_cache=False`` recomputes the prefix every step: the same tokens).
+
+    Example:
+        ```python
+        lm = DecoderOnly(vocab=16, dim=32, num_heads=4, num_kv_heads=1)  # multi-query
+        out = lm.generate(torch.randint(0, 16, (2, 4)), max_new_tokens=6)  # (2, 10)
+        assert torch.equal(out, lm.generate(out[:, :4], 6, use_cache=False))
+        ```
 
     ``positional`` names a `wirelab.attention.positional.ENCODINGS` entry: an ``"input"`` encoding
     is added to the token embeddings, a ``"qk"`` or ``"bias"`` one acts in every attention layer.

@@ -136,6 +136,12 @@ def reference_attention(
     bias broadcastable to (B, H, Tq, Tk).
     weights: (B, H, Tq, Tk), rows sum to 1, or to 0 when no key is left (every key masked or
     scored -inf): such a row gives zero weights and a zero output, as the fused kernel does.
+
+    Example:
+        ```python
+        q, k, v = torch.randn(1, 4, 3, 8), torch.randn(1, 2, 5, 8), torch.randn(1, 2, 5, 8)
+        out, w = reference_attention(q, k, v)  # (1, 4, 3, 8), (1, 4, 3, 5); GQA, 2 per K/V head
+        ```
     """
     h, hkv = q.shape[1], k.shape[1]
     b, _, tq, d = q.shape
@@ -226,6 +232,13 @@ def scaled_dot_product_attention(
     bias : float, broadcastable to (B, H, Tq, Tk), added to the scores (ALiBi, relative bias);
         ``-inf`` removes a key, and a row left with no key gives zeros (out and weights).
     dropout_p : dropout on the weights (pass 0 in eval mode).
+
+    Example:
+        ```python
+        q, k, v = torch.randn(2, 8, 10, 16), torch.randn(2, 2, 10, 16), torch.randn(2, 2, 10, 16)
+        out = scaled_dot_product_attention(q, k, v, causal=True)  # (2, 8, 10, 16), fused
+        out, w = scaled_dot_product_attention(q, k, v, causal=True, return_weights=True)
+        ```
     """
     h, hkv = check_qkv(q, k, v)
     if mask is not None:

@@ -19,10 +19,19 @@ __all__ = ["KVCache"]
 
 
 class KVCache:
-    """Preallocated, chunk-growing cache for one attention layer.
+    """Preallocated, chunk-growing cache of keys and values (B, Hkv, length, D) for one layer.
 
-    >>> cache = KVCache(chunk=256)
-    >>> k_all, v_all = cache.append(k, v)   # k, v: (B, Hkv, T_new, D) -> (B, Hkv, length, D) views
+    Pass it to `MultiHeadAttention` (``cache=``) to decode token by token: each call appends
+    its keys and values and attends over every cached position. ``max_length`` bounds it (a
+    one-line error beyond); ``append(k, v)`` is the low-level call.
+
+    Example:
+        ```python
+        mha, cache = MultiHeadAttention(32, num_heads=4, num_kv_heads=2), KVCache()
+        out, _ = mha(torch.randn(1, 6, 32), causal=True, cache=cache)  # the prompt
+        out, _ = mha(torch.randn(1, 1, 32), causal=True, cache=cache)  # one new token
+        print(cache.length, cache.k.shape)  # 7, (1, 2, 256, 8): Hkv = 2 heads cached
+        ```
     """
 
     def __init__(self, chunk: int = 256, max_length: int | None = None) -> None:

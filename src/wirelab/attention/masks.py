@@ -28,14 +28,20 @@ __all__ = [
 
 
 def padding_mask(tokens: Tensor, pad_id: int) -> Tensor:
-    """(B, Tk) token ids -> (B, 1, 1, Tk) mask, True where the key is a real token."""
+    """(B, Tk) token ids -> (B, 1, 1, Tk) mask, True where the key is a real token.
+
+    Example: ``padding_mask(torch.tensor([[5, 3, 0]]), pad_id=0)`` -> ``[[[[True, True, False]]]]``.
+    """
     if tokens.dim() != 2:
         raise UsageError(f"tokens must be (batch, length), got shape {tuple(tokens.shape)}")
     return (tokens != pad_id)[:, None, None, :]
 
 
 def padding_mask_from_lengths(lengths: Tensor, max_len: int) -> Tensor:
-    """(B,) lengths -> (B, 1, 1, max_len) mask, True at positions ``< length``."""
+    """(B,) lengths -> (B, 1, 1, max_len) mask, True at positions ``< length``.
+
+    Example: ``padding_mask_from_lengths(torch.tensor([2, 3]), 3)`` -> shape (2, 1, 1, 3).
+    """
     if lengths.dim() != 1:
         raise UsageError(f"lengths must be 1-D, got shape {tuple(lengths.shape)}")
     if bool((lengths < 0).any()) or bool((lengths > max_len).any()):
@@ -57,7 +63,11 @@ def _positions(tq: int, tk: int, device: torch.device | None) -> tuple[Tensor, T
 
 
 def causal_mask(tq: int, tk: int | None = None, *, device: torch.device | None = None) -> Tensor:
-    """(Tq, Tk) mask, True where key ``j <= Tk - Tq + i`` (bottom-right aligned, see module doc)."""
+    """(Tq, Tk) mask, True where key ``j <= Tk - Tq + i`` (bottom-right aligned, see module doc).
+
+    Example: ``causal_mask(3)`` is lower-triangular; ``causal_mask(1, 5)`` is all True (a new
+    token after 4 cached ones).
+    """
     tk = tq if tk is None else tk
     qpos, kpos = _positions(tq, tk, device)
     return kpos <= qpos
@@ -75,6 +85,8 @@ def sliding_window_mask(
 
     causal=True: query at position p attends keys ``p - window < j <= p`` (``window`` keys, itself
     included, as in Mistral's sliding window). causal=False: ``|j - p| <= window``.
+
+    Example: ``sliding_window_mask(6, window=2)`` -> (6, 6), two True per row from row 1 on.
     """
     if window < 1:
         raise UsageError(f"window must be >= 1, got {window}")
@@ -86,7 +98,11 @@ def sliding_window_mask(
 
 
 def combine_masks(*masks: Tensor | None) -> Tensor | None:
-    """Logical AND of the given masks (None entries are skipped); None if all are None."""
+    """Logical AND of the given masks (None entries are skipped); None if all are None. The
+    result broadcasts like its parts: ``(Tq, Tk) & (B, 1, 1, Tk) -> (B, 1, Tq, Tk)``.
+
+    Example: ``combine_masks(causal_mask(4), padding_mask(tokens, 0))`` for tokens (B, 4).
+    """
     out: Tensor | None = None
     for m in masks:
         if m is None:
@@ -105,7 +121,13 @@ def from_torch_mask(
     """Convert ``nn.MultiheadAttention`` masks ("True = ignore") to a wirelab mask (True = attend).
 
     attn_mask: bool (Tq, Tk) or (B*num_heads, Tq, Tk); key_padding_mask: bool (B, Tk).
-    Returns a mask broadcastable to (B, H, Tq, Tk).
+    Returns a mask broadcastable to (B, H, Tq, Tk): ``True = attend = not ignored``.
+
+    Example:
+        ```python
+        pad = torch.tensor([[False, False, True]])  # torch: True = ignore the third key
+        mask = from_torch_mask(key_padding_mask=pad)  # (1, 1, 1, 3): [True, True, False]
+        ```
     """
     parts: list[Tensor] = []
     if attn_mask is not None:
@@ -128,7 +150,10 @@ def from_torch_mask(
 
 
 def to_torch_mask(mask: Tensor) -> Tensor:
-    """wirelab mask (True = attend) -> torch's "True = ignore" convention (same shape)."""
+    """wirelab mask (True = attend) -> torch's "True = ignore" convention: ``~mask``, same shape.
+
+    Example: ``nn.MultiheadAttention(...)(x, x, x, attn_mask=to_torch_mask(causal_mask(T)))``.
+    """
     if mask.dtype != torch.bool:
         raise UsageError(f"mask must be boolean, got {mask.dtype}")
     return ~mask

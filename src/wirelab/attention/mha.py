@@ -38,6 +38,24 @@ __all__ = ["MultiHeadAttention"]
 class MultiHeadAttention(nn.Module):
     """Batch-first multi-head attention: ``forward(x, context=None, mask=None) -> (out, weights)``.
 
+    ``out = concat_h softmax(Q_h K_g^T / sqrt(D)) V_g  W_o`` (module docstring), x (B, T, C) ->
+    out (B, T, C); weights (B, H, T, S) with ``return_weights=True``, else None.
+
+    Loading torch weights: `from_torch` copies one ``torch.nn.MultiheadAttention``; the
+    parameter names are torch's (``in_proj_weight``, ``in_proj_bias``, ``out_proj.weight``,
+    ``out_proj.bias``), so ``model.load_state_dict(torch_model.state_dict())`` loads a whole
+    model in which ``nn.MultiheadAttention`` was swapped for this class. Masks: torch's
+    ``key_padding_mask``/``attn_mask`` (True = ignore) -> ``mask=from_torch_mask(attn_mask,
+    key_padding_mask)`` (True = attend).
+
+    Example:
+        ```python
+        mha = MultiHeadAttention(64, num_heads=8, num_kv_heads=2)  # GQA: 4 query heads per K/V
+        x = torch.randn(2, 10, 64)
+        out, _ = mha(x, causal=True)                             # (2, 10, 64)
+        out, w = mha(x, context=torch.randn(2, 7, 64), return_weights=True)  # w: (2, 8, 10, 7)
+        ```
+
     Parameters
     ----------
     dim : model width C (input and output).
@@ -105,7 +123,11 @@ class MultiHeadAttention(nn.Module):
     def from_torch(cls, m: nn.MultiheadAttention) -> MultiHeadAttention:
         """Copy the weights of a ``torch.nn.MultiheadAttention`` (same q/k/v widths), keeping its
         dtype and device. Modules with ``add_bias_kv`` or ``add_zero_attn`` (extra key/value
-        rows this class does not have) are refused."""
+        rows this class does not have) are refused.
+
+        ``ours(x, mask=from_torch_mask(attn_mask, key_padding_mask))[0]`` then equals
+        ``m(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask)[0]`` (batch-first).
+        """
         if not m._qkv_same_embed_dim:
             raise UsageError(
                 "only nn.MultiheadAttention with kdim == vdim == embed_dim is supported"

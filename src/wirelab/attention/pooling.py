@@ -31,7 +31,16 @@ def _check(x: Tensor, mask: Tensor | None, dim: int) -> None:
 
 
 class MeanPool(nn.Module):
-    """Average of the unmasked elements; weights (B, 1, 1, T) are uniform over them (0 if none)."""
+    """Average of the unmasked elements: ``pooled = sum_t w_t x_t``, ``w_t = 1 / #unmasked``.
+
+    ``forward(x (B, T, C), mask (B, T) bool or None) -> (pooled (B, C), weights (B, 1, 1, T))``;
+    the weights are uniform over the unmasked elements (0 if none).
+
+    Example:
+        ```python
+        pooled, w = MeanPool(16)(torch.randn(2, 5, 16))  # (2, 16), (2, 1, 1, 5)
+        ```
+    """
 
     def __init__(self, dim: int) -> None:
         super().__init__()
@@ -48,9 +57,19 @@ class MeanPool(nn.Module):
 
 
 class AttentionPool(nn.Module):
-    """``num_queries`` learned queries attend over the set with ``num_heads`` heads.
+    """``num_queries`` learned queries attend over the set with ``num_heads`` heads (PMA).
 
-    pooled: (B, num_queries * dim); weights: (B, num_heads, num_queries, T).
+    ``pooled_q = MHA(query_q, x, x)``, concatenated over the queries:
+    ``forward(x (B, T, C), mask (B, T) bool or None) -> (pooled (B, num_queries * C),
+    weights (B, num_heads, num_queries, T))``; each weight row sums to 1 over the unmasked
+    elements.
+
+    Example:
+        ```python
+        pool = AttentionPool(16, num_heads=4)
+        mask = torch.tensor([[True] * 5, [True] * 3 + [False] * 2])  # second set: 3 elements
+        pooled, w = pool(torch.randn(2, 5, 16), mask)  # (2, 16), (2, 4, 1, 5)
+        ```
     """
 
     def __init__(

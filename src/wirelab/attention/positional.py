@@ -109,7 +109,11 @@ def sinusoidal_encoding(
     offset: int = 0,
     dtype: torch.dtype = torch.float32,
 ) -> Tensor:
-    """(length, dim) table PE[p], p = offset .. offset+length-1 (sin: even, cos: odd channels)."""
+    """(length, dim) table PE[p], p = offset .. offset+length-1 (sin: even, cos: odd channels):
+    ``PE[p, 2i] = sin(p omega_i)``, ``PE[p, 2i+1] = cos(p omega_i)``, ``omega_i = base^(-2i/dim)``.
+
+    Example: ``sinusoidal_encoding(10, 16)`` -> (10, 16); row 0 is ``[0, 1, 0, 1, ...]``.
+    """
     omega = _frequencies(dim, base)  # (dim/2,)
     p = torch.arange(offset, offset + length, dtype=torch.float64)[:, None]  # (T, 1)
     angle = p * omega  # (T, dim/2)
@@ -124,6 +128,12 @@ def relative_shift_matrix(
 
     Block i is [[cos(k w_i), sin(k w_i)], [-sin(k w_i), cos(k w_i)]] since
     sin(a + b) = sin a cos b + cos a sin b and cos(a + b) = cos a cos b - sin a sin b.
+
+    Example:
+        ```python
+        pe = sinusoidal_encoding(20, 8, dtype=torch.float64)
+        assert torch.allclose(pe[:-3] @ relative_shift_matrix(3, 8).T, pe[3:])  # M PE[p]
+        ```
     """
     omega = _frequencies(dim, base)
     c, s = (offset * omega).cos(), (offset * omega).sin()  # (dim/2,)
@@ -150,7 +160,11 @@ def _check_input(x: Tensor, dim: int, offset: int, max_len: int) -> int:
 
 
 class SinusoidalPositionalEncoding(PositionalEncoding):
-    """Adds PE[offset : offset + T] to x: (B, T, C) -> (B, T, C). Table cached up to ``max_len``."""
+    """Adds PE[offset : offset + T] to x: (B, T, C) -> (B, T, C). Table cached up to ``max_len``;
+    PE is `sinusoidal_encoding`.
+
+    Example: ``SinusoidalPositionalEncoding(32)(torch.randn(2, 10, 32), offset=5)`` -> (2, 10, 32).
+    """
 
     kind = INPUT
     pe: Tensor
@@ -170,7 +184,11 @@ class SinusoidalPositionalEncoding(PositionalEncoding):
 
 
 class LearnedPositionalEmbedding(PositionalEncoding):
-    """Adds a learned vector per absolute position: (B, T, C) -> (B, T, C)."""
+    """Adds a learned vector per absolute position: ``x + E[offset : offset + T]``,
+    (B, T, C) -> (B, T, C), ``E`` (max_len, C).
+
+    Example: ``LearnedPositionalEmbedding(32, max_len=64)(torch.randn(2, 10, 32))`` -> (2, 10, 32).
+    """
 
     kind = INPUT
 
@@ -191,12 +209,18 @@ class LearnedPositionalEmbedding(PositionalEncoding):
 
 
 def interleaved_to_half(x: Tensor) -> Tensor:
-    """Permute the last dim from pairs (2i, 2i+1) to pairs (i, i + d/2)."""
+    """Permute the last dim from pairs (2i, 2i+1) to pairs (i, i + d/2): (..., d) -> (..., d).
+
+    Example: ``interleaved_to_half(torch.arange(6))`` -> ``[0, 2, 4, 1, 3, 5]``.
+    """
     return torch.cat([x[..., 0::2], x[..., 1::2]], dim=-1)
 
 
 def half_to_interleaved(x: Tensor) -> Tensor:
-    """Inverse of `interleaved_to_half`."""
+    """Inverse of `interleaved_to_half`: pairs (i, i + d/2) -> (2i, 2i+1), (..., d) -> (..., d).
+
+    Example: ``half_to_interleaved(torch.tensor([0, 2, 4, 1, 3, 5]))`` -> ``[0, 1, 2, 3, 4, 5]``.
+    """
     d = x.shape[-1] // 2
     return torch.stack([x[..., :d], x[..., d:]], dim=-1).flatten(-2)
 
@@ -206,6 +230,9 @@ class RotaryEmbedding(PositionalEncoding):
 
     For channel pair (a, b) with frequency w_i at position p:
         a' = a cos(p w_i) - b sin(p w_i),    b' = a sin(p w_i) + b cos(p w_i)
+
+    Example: ``RotaryEmbedding(16)(torch.randn(2, 4, 10, 16), offset=3)`` -> (2, 4, 10, 16);
+    inside attention use ``MultiHeadAttention(..., positional="rope")``.
     """
 
     kind = QK
@@ -244,7 +271,11 @@ class RotaryEmbedding(PositionalEncoding):
 
 
 def alibi_slopes(num_heads: int) -> Tensor:
-    """(H,) ALiBi slopes (Press et al. 2022); see the module docstring for the rule."""
+    """(H,) ALiBi slopes (Press et al. 2022): ``m_h = 2^(-8 h / H)`` for H a power of two
+    (module docstring for other H).
+
+    Example: ``alibi_slopes(4)`` -> ``[0.25, 0.0625, 0.015625, 0.00390625]``.
+    """
     if num_heads < 1:
         raise UsageError(f"num_heads must be >= 1, got {num_heads}")
 
@@ -272,6 +303,9 @@ def alibi_bias(
 
     causal=True uses distance (p - j) (keys after the query get a positive value: mask them);
     causal=False uses |p - j| (the symmetric variant for encoders).
+
+    Example: ``alibi_bias(8, 1, 5)`` -> (8, 1, 5), the bias of one new token over 5 keys; inside
+    attention use ``MultiHeadAttention(..., positional="alibi")``.
     """
     tk = tq if tk is None else tk
     qpos = torch.arange(tk - tq, tk, device=device)[:, None]
