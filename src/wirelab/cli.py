@@ -19,7 +19,7 @@ from wirelab.errors import WirelabError
 GROUPS: dict[str, tuple[str, str, str]] = {
     "data": ("wirelab.data.cli", "group", "Fetch, verify and describe datasets."),
     "reservoir": ("wirelab.reservoir.cli", "group", "Connectome reservoir computing."),
-    "connectome": ("wirelab.reservoir.cli", "connectome_group", "Connectome diagnostics."),
+    "connectome": ("wirelab.data.connectome_cli", "group", "Connectome diagnostics."),
     "fly": ("wirelab.fly.cli", "group", "The connectome drives a simulated fly."),
     "logic": ("wirelab.logic.cli", "group", "Differentiable logic gate networks and circuits."),
     "attention": ("wirelab.attention.cli", "group", "Attention building blocks and experiments."),

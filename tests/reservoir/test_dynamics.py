@@ -107,9 +107,10 @@ def test_lif_spikes_refractory_and_rate() -> None:
 def test_lif_recurrent_spikes_propagate_pre_to_post() -> None:
     w = sp.csr_matrix(([2.0], ([0], [1])), shape=(2, 2))
     st = LIFState.zeros((2,))
-    st = lif_step(w, st, np.array([2.0]), np.array([[1.0, 0.0]]), LIFUnits(refractory=0))
+    units = LIFUnits(refractory=0, input_scaling=1.0)
+    st = lif_step(w, st, np.array([2.0]), np.array([[1.0, 0.0]]), units)
     assert st.spikes.tolist() == [1.0, 0.0]
-    st = lif_step(w, st, np.array([0.0]), np.array([[1.0, 0.0]]), LIFUnits(refractory=0))
+    st = lif_step(w, st, np.array([0.0]), np.array([[1.0, 0.0]]), units)
     assert st.spikes.tolist() == [0.0, 1.0]
 
 

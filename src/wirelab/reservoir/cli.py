@@ -1,7 +1,10 @@
-"""``wirelab reservoir run`` (tasks vs nulls) and ``wirelab connectome paths`` (diagnostics)."""
+"""``wirelab reservoir run``: tasks vs nulls; a thin layer over `experiment.run` (what
+`wirelab.reservoir.compare` runs, without the result directory). Every option's default is the
+field of `config.DEFAULTS` of the same name (tests/reservoir/test_api.py checks them)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -14,13 +17,13 @@ from wirelab.data.connectomes import CONNECTOME
 from wirelab.errors import UsageError
 from wirelab.parallel.options import executor_options
 from wirelab.registry import RegistryChoice
-from wirelab.reservoir import diagnostics, experiment
+from wirelab.reservoir import experiment
+from wirelab.reservoir.config import ALPHAS as ALPHA_SPEC
+from wirelab.reservoir.config import DEFAULTS
 from wirelab.reservoir.nulls import NULLS
 from wirelab.reservoir.tasks import TASKS
-from wirelab.reservoir.units import parse_bias
+from wirelab.reservoir.units import ACTIVATIONS, parse_bias
 from wirelab.reservoir.weights import NORMALIZATIONS, parse_alphas
-
-DEFAULTS = experiment.ExperimentConfig(tasks=[], alphas=[])  # the documented defaults
 
 
 class _TaskChoice(RegistryChoice):
@@ -62,15 +65,6 @@ def group() -> None:
     """Connectome reservoir computing: tasks, null models, statistics."""
 
 
-CONNECTOME_OPTION = click.option(
-    "--connectome",
-    type=CONNECTOME,
-    default="larva",
-    show_default=True,
-    help="A registered connectome or the path of an edge list / matrix file.",
-)
-
-
 @group.command("run")
 @click.option(
     "--task",
@@ -80,10 +74,16 @@ CONNECTOME_OPTION = click.option(
     type=_TaskChoice(TASKS),
     help="Task (repeat for several, or 'all').",
 )
-@CONNECTOME_OPTION
+@click.option(
+    "--connectome",
+    type=CONNECTOME,
+    default=DEFAULTS.connectome,
+    show_default=True,
+    help="A registered connectome or the path of an edge list / matrix file.",
+)
 @click.option(
     "--inputs",
-    default="sensory",
+    default=DEFAULTS.inputs,
     show_default=True,
     help="Input population: celltype[:side], annotation=TOKEN, index=0-9, all.",
 )
@@ -106,12 +106,16 @@ CONNECTOME_OPTION = click.option(
     "--alpha",
     "alphas",
     type=ALPHAS,
-    default="0.2:1.6:8",
+    default=ALPHA_SPEC,
     show_default=True,
     help="Global gains: START:STOP:N, a,b,c or one value (finite).",
 )
 @click.option(
-    "--nulls", type=click.IntRange(min=0), default=20, show_default=True, help="Nulls per model."
+    "--nulls",
+    type=click.IntRange(min=0),
+    default=DEFAULTS.nulls,
+    show_default=True,
+    help="Nulls per model.",
 )
 @click.option(
     "--null-model",
@@ -122,12 +126,17 @@ CONNECTOME_OPTION = click.option(
 )
 @click.option(
     "--activation",
-    type=click.Choice(["tanh", "linear", "sigmoid", "lif"]),
-    default="tanh",
+    type=click.Choice([*ACTIVATIONS, "lif"]),
+    default=DEFAULTS.activation,
     show_default=True,
     help="Rate units, or 'lif': leaky integrate-and-fire units read out by their rate trace.",
 )
-@click.option("--leak", type=finite_float(0.0, 1.0, min_open=True), default=1.0, show_default=True)
+@click.option(
+    "--leak",
+    type=finite_float(0.0, 1.0, min_open=True),
+    default=DEFAULTS.leak,
+    show_default=True,
+)
 @click.option(
     "--input-scaling", type=FINITE_FLOAT, default=DEFAULTS.input_scaling, show_default=True
 )
@@ -138,9 +147,14 @@ CONNECTOME_OPTION = click.option(
     show_default=True,
     help="A constant, or random[:SCALE]: b_i ~ U[-SCALE, SCALE] per neuron, seeded.",
 )
-@click.option("--seed", type=SEED, default=0, show_default=True)
+@click.option("--seed", type=SEED, default=DEFAULTS.seed, show_default=True)
 @executor_options
-@click.option("--quick", is_flag=True, help="Shorter task sequences (for tours and tests).")
+@click.option(
+    "--quick",
+    is_flag=True,
+    default=DEFAULTS.quick,
+    help="Shorter task sequences (for tours and tests).",
+)
 @out_option()
 def run_cmd(
     tasks: tuple[str, ...],
@@ -165,7 +179,8 @@ def run_cmd(
     overwrite: bool,
 ) -> None:
     """Score the connectome and its nulls on tasks over a range of gains; p-values and z."""
-    cfg = experiment.ExperimentConfig(
+    cfg = replace(
+        DEFAULTS,
         tasks=list(TASKS) if "all" in tasks else list(dict.fromkeys(tasks)),
         alphas=alphas,
         connectome=connectome,
@@ -190,11 +205,6 @@ def run_cmd(
     for line in metrics.get("warnings", []):
         click.echo(f"warning: {line}", err=True)
     click.echo(f"results: {out}")
-
-
-def _num(v: float | None, spec: str) -> str:
-    """``v`` formatted with ``spec``; ``-`` for a non-finite number (written as null)."""
-    return "-" if v is None else format(v, spec)
 
 
 def _fmt(v: Any) -> str:
@@ -236,74 +246,3 @@ def _print_summary(metrics: dict[str, Any], console: Console) -> None:
     for task, s in metrics["summary"].items():
         if s.get("z_note"):
             console.print(f"{task}: z {_fmt(s['z'])}: {s['z_note']}")
-
-
-@click.group(name="connectome")
-def connectome_group() -> None:
-    """Connectome diagnostics: hops, reachability, midline crossings, gain and latency."""
-
-
-@connectome_group.command("paths")
-@CONNECTOME_OPTION
-@click.option("--from", "source", default="sensory", show_default=True)
-@click.option("--to", "target", default="DN-VNC", show_default=True)
-@click.option(
-    "--normalize", "norm", type=click.Choice(NORMALIZATIONS), default="row", show_default=True
-)
-@click.option(
-    "--edge-types", default=None, help="Comma list of the connectome's edge types (default: all)."
-)
-@click.option("--alpha", type=FINITE_FLOAT, default=1.0, show_default=True)
-@click.option(
-    "--populations",
-    default="sensory:left,sensory:right,DN-VNC:left,DN-VNC:right",
-    show_default=True,
-    help="Comma list for the gain/latency matrix.",
-)
-@click.option("--steps", type=click.IntRange(min=1), default=40, show_default=True)
-@out_option(default=None, help="Result directory to write (default: print only).")
-def paths_cmd(
-    connectome: str,
-    source: str,
-    target: str,
-    norm: str,
-    edge_types: str | None,
-    alpha: float,
-    populations: str,
-    steps: int,
-    out: Path | None,
-    overwrite: bool,
-) -> None:
-    """Hop distance, reachability and midline crossings from one population to another."""
-    cfg = diagnostics.PathsConfig(
-        connectome=connectome,
-        source=source,
-        target=target,
-        normalize=norm,
-        edge_types=_split(edge_types),
-        alpha=alpha,
-        populations=_split(populations) or [],
-        steps=steps,
-    )
-    result = diagnostics.run(cfg, out, overwrite=overwrite)
-    console = Console()
-    r, m = result["reachability"], result["midline"]
-    console.print(
-        f"{source} -> {target} ({norm}, alpha={alpha}): spectral radius "
-        f"{_num(result['spectral_radius'], '.4g')}; reachable {_num(r['reachable'], '.1%')} of "
-        f"{r['targets']}; hops min/median/max {_num(r['hops_min'], '.0f')}/"
-        f"{_num(r['hops_median'], '.0f')}/{_num(r['hops_max'], '.0f')}"
-    )
-    console.print(
-        f"shortest paths crossing the midline: {_num(m['crossing_fraction'], '.1%')} "
-        f"(ipsilateral pairs {_num(m['crossing_fraction_ipsilateral'], '.1%')}, contralateral "
-        f"{_num(m['crossing_fraction_contralateral'], '.1%')})"
-    )
-    table = Table("source \\ target", *result["response"], title="response gain (latency, steps)")
-    for src, row in result["response"].items():
-        table.add_row(
-            src, *[f"{_num(v['gain'], '.3g')} ({_num(v['latency'], '.0f')})" for v in row.values()]
-        )
-    console.print(table)
-    if out is not None:
-        click.echo(f"results: {out}")

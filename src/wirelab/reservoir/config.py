@@ -1,4 +1,5 @@
-"""The configuration of ``wirelab reservoir run`` (`ExperimentConfig`), resolved once.
+"""The configuration of a reservoir study (`ExperimentConfig`; `DEFAULTS` its defaults, read by
+``wirelab reservoir run``'s options and by the Python API), resolved once.
 
 `resolve_experiment` checks every setting, loads the connectome (once), selects its edge types,
 resolves the normalisation (``normalize="auto"``: row for synapse counts, spectral for signed
@@ -22,14 +23,47 @@ from wirelab.parallel import ExecOptions
 from wirelab.reservoir.nulls import DEFAULT_NULLS, NULLS
 from wirelab.reservoir.populations import parse_population
 from wirelab.reservoir.tasks import TASKS, Task
-from wirelab.reservoir.units import LIFUnits, Units, parse_bias
-from wirelab.reservoir.weights import NORMALIZATIONS, as_csr, normalize, resolve_normalization
+from wirelab.reservoir.units import BIAS, INPUT_SCALING, LIFUnits, Units, parse_bias
+from wirelab.reservoir.weights import (
+    NORMALIZATIONS,
+    as_csr,
+    normalize,
+    parse_alphas,
+    resolve_normalization,
+)
+
+ALPHAS = "0.2:1.6:8"  # the default gains (``--alpha``): 8 evenly spaced from 0.2 to 1.6
 
 
-@dataclass
+def _default_alphas() -> list[float]:
+    return [float(a) for a in parse_alphas(ALPHAS)]
+
+
+@dataclass(frozen=True)
 class ExperimentConfig:
-    tasks: list[str]
-    alphas: list[float]
+    """Every setting of a reservoir study, with THE defaults (``wirelab reservoir run``'s option
+    defaults and the Python API's keyword defaults are these fields' defaults; `DEFAULTS`).
+
+    Network: ``connectome`` (a registered name or a file, `wirelab.data.CONNECTOMES`),
+    ``edge_types`` (None: all), ``normalize`` (``auto``: row for synapse counts, spectral for
+    signed matrices; `wirelab.reservoir.normalize`), the gains ``alphas`` (``W = alpha *
+    normalize(W_raw)``), the populations ``inputs`` and ``outputs`` (`parse_population`
+    strings: ``"sensory"``, ``"DN-VNC:left"``, ``"all"``, ...). Units: ``activation`` (``tanh``,
+    ``linear``, ``sigmoid`` or ``lif``), ``leak`` ``a`` in (0, 1], ``input_scaling`` ``s_in``
+    (`units.INPUT_SCALING`, 0.3), ``bias`` (a number, or ``"random[:SCALE]"``: ``b_i ~
+    U[-SCALE, SCALE]`` per neuron drawn from ``seed``; `units.BIAS`, ``"random:0.2"``).
+    Study: ``tasks`` (`TASKS` names), ``nulls`` per null model, ``null_models`` (`NULLS` names,
+    default ``degree``), ``seed`` (inputs, splits, bias and nulls: null ``i`` uses ``seed + 1 +
+    i``), ``quick`` (each task's short sizes), ``task_params`` (sizes per task). Execution:
+    ``workers`` (None: the cores this process may use), ``backend``, ``address``
+    (`wirelab.parallel`).
+
+    Example:
+        ``replace(DEFAULTS, tasks=["narma10"], alphas=[0.9, 1.1], outputs="DN-VNC")``
+    """
+
+    tasks: list[str] = field(default_factory=list)
+    alphas: list[float] = field(default_factory=_default_alphas)
     connectome: str = "larva"
     inputs: str = "sensory"
     outputs: str = "all"
@@ -39,8 +73,8 @@ class ExperimentConfig:
     null_models: list[str] = field(default_factory=lambda: list(DEFAULT_NULLS))
     activation: str = "tanh"
     leak: float = 1.0
-    input_scaling: float = 0.3
-    bias: float | str = "random:0.2"  # a number, or "random[:SCALE]" (`units.parse_bias`)
+    input_scaling: float = INPUT_SCALING
+    bias: float | str = BIAS  # a number, or "random[:SCALE]" (`units.parse_bias`)
     seed: int = 0
     workers: int | None = None  # None: the cores this process may use (`wirelab.parallel`)
     backend: str = "local"
@@ -57,13 +91,16 @@ class ExperimentConfig:
         """Where the jobs run: ``--backend``, ``--workers``, ``--address``."""
         return ExecOptions(self.backend, self.workers, self.address)
 
-    def validate(self) -> None:
-        """A one-line `UsageError` for any bad setting (nothing is loaded)."""
-        check_connectome_source(self.connectome)  # unknown: one line naming the choices
+    def validate(self, *, source: bool = True, study: bool = True) -> None:
+        """A one-line `UsageError` for any bad setting (nothing is loaded); ``source=False``
+        skips the check of ``connectome`` (a `Connectome` given in Python), ``study=False``
+        allows no tasks (one network, `wirelab.reservoir.build`)."""
+        if source:
+            check_connectome_source(self.connectome)  # unknown: one line naming the choices
         if self.edge_types is not None and not self.edge_types:
             raise UsageError("edge types: give at least one (or none for every type)")
         bad = [t for t in self.tasks if t not in TASKS]
-        if bad or not self.tasks:
+        if bad or (study and not self.tasks):
             raise UsageError(f"tasks must be among {', '.join(TASKS.names())}, got {self.tasks}")
         bad = [m for m in self.null_models if m not in NULLS]
         if bad:
@@ -124,11 +161,15 @@ class ResolvedExperiment:
         return out
 
 
-def resolve_experiment(cfg: ExperimentConfig) -> ResolvedExperiment:
-    """Check ``cfg``, load its connectome (once), resolve its populations, edge types,
-    normalisation and bias: a one-line `UsageError` for anything wrong, before any work."""
-    cfg.validate()
-    con = load_connectome(cfg.connectome)
+def resolve_experiment(
+    cfg: ExperimentConfig, connectome: Connectome | None = None, *, study: bool = True
+) -> ResolvedExperiment:
+    """Check ``cfg``, load its connectome (once; or use ``connectome``, already loaded, whose
+    name ``cfg.connectome`` then records), resolve its populations, edge types, normalisation
+    and bias: a one-line `UsageError` for anything wrong, before any work (``study=False``:
+    no tasks needed, `ExperimentConfig.validate`)."""
+    cfg.validate(source=connectome is None, study=study)
+    con = load_connectome(cfg.connectome) if connectome is None else connectome
     tasks = {name: TASKS.get(name) for name in dict.fromkeys(cfg.tasks)}
     inputs = parse_population(con, cfg.inputs)
     outputs = parse_population(con, cfg.outputs)
@@ -158,6 +199,12 @@ def resolve_experiment(cfg: ExperimentConfig) -> ResolvedExperiment:
         tasks=tasks,
         population_sizes=sizes,
     )
+
+
+DEFAULTS = ExperimentConfig()
+"""THE defaults of a reservoir study: ``wirelab reservoir run``'s option defaults and the Python
+API's (`wirelab.reservoir.build`, `score`, `compare`) are its fields (no tasks; gains 0.2 .. 1.6
+in 8 steps; input scaling 0.3; bias ``random:0.2``; 20 degree-preserving nulls)."""
 
 
 def resolve(cfg: ExperimentConfig) -> ExperimentConfig:

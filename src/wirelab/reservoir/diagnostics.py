@@ -147,7 +147,7 @@ def response_matrix(
         w,
         w_in,
         alphas=[alpha],
-        units=units or Units(),
+        units=units or Units(input_scaling=1.0),
         batch=len(names),
         dtype=np.float64,
     )

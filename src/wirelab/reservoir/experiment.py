@@ -26,7 +26,6 @@ from typing import Any
 
 import numpy as np
 
-from wirelab.parallel import Job, map_jobs
 from wirelab.plotting import pyplot
 from wirelab.reservoir.config import (
     ExperimentConfig,
@@ -34,7 +33,7 @@ from wirelab.reservoir.config import (
     resolve,
     resolve_experiment,
 )
-from wirelab.reservoir.jobs import run_job, summarise
+from wirelab.reservoir.jobs import evaluate
 from wirelab.reservoir.nulls import NULLS
 from wirelab.reservoir.tasks import metric_of
 from wirelab.results import experiment
@@ -52,8 +51,8 @@ __all__ = [
 def run(
     cfg: ExperimentConfig, out: Path, *, overwrite: bool = False, show_progress: bool = True
 ) -> dict[str, Any]:
-    """Resolve ``cfg`` once, score every network (`jobs.run_job`, through `wirelab.parallel`
-    with the resolved experiment shared by every job) into the result directory ``out``.
+    """Resolve ``cfg`` once, score every network (`jobs.evaluate`: `jobs.run_job` through
+    `wirelab.parallel`, what `wirelab.reservoir.compare` runs) into the result directory ``out``.
 
     Writes config.json first, then score_vs_alpha.png and metrics.json (the metrics of
     `jobs.summarise` plus ``wall_seconds`` and ``population_sizes``); returns the metrics as
@@ -63,11 +62,10 @@ def run(
     config = asdict(exp.config)
     with experiment(out, command="wirelab reservoir run", config=config, overwrite=overwrite) as rd:
         t0 = time.perf_counter()
-        jobs = [Job(f"{model} {index}", run_job, (model, index)) for model, index in exp.jobs()]
-        results = map_jobs(jobs, cfg.executor(), shared=exp, label="networks", show=show_progress)
-        metrics = summarise(results, exp.config.null_models)
+        metrics = evaluate(exp, show_progress=show_progress)
+        population_sizes = metrics.pop("population_sizes")  # keeps metrics.json's key order
         metrics["wall_seconds"] = time.perf_counter() - t0
-        metrics["population_sizes"] = exp.population_sizes
+        metrics["population_sizes"] = population_sizes
         rd.save_figure(plot_scores(metrics), "score_vs_alpha")
         return rd.finish(metrics)
 

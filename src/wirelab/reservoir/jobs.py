@@ -6,7 +6,9 @@ together (`tasks.run_plans`: one sparse product per step for all of them). Jobs 
 `wirelab.parallel` (`wirelab.reservoir.experiment.run`), each worker given the resolved experiment
 once (nothing is loaded again). The output (`summarise`) is a tidy table (``results``: model, null,
 alpha, task, metric, value; one row group per `tasks.Metric` of every task) and a `stats.summarize`
-summary per metric label."""
+summary per metric label. `evaluate` runs every job of a resolved experiment and summarises them:
+what ``wirelab reservoir run`` writes to metrics.json and what `wirelab.reservoir.compare`
+returns."""
 
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+from wirelab.parallel import Job, map_jobs
 from wirelab.reservoir.config import ResolvedExperiment
 from wirelab.reservoir.nulls import NULLS, make_null, match_radius
 from wirelab.reservoir.stats import summarize
@@ -135,3 +138,14 @@ def summarise(results: list[dict[str, Any]], null_models: list[str]) -> dict[str
         "networks": networks,
         "warnings": warnings,
     }
+
+
+def evaluate(exp: ResolvedExperiment, *, show_progress: bool = True) -> dict[str, Any]:
+    """Every job of ``exp`` (`ResolvedExperiment.jobs`, through `wirelab.parallel` with ``exp``
+    shared by every job) summarised (`summarise`), plus ``population_sizes``."""
+    jobs = [Job(f"{model} {index}", run_job, (model, index)) for model, index in exp.jobs()]
+    executor = exp.config.executor()
+    results = map_jobs(jobs, executor, shared=exp, label="networks", show=show_progress)
+    metrics = summarise(results, exp.config.null_models)
+    metrics["population_sizes"] = exp.population_sizes
+    return metrics

@@ -39,6 +39,8 @@ import scipy.sparse as sp
 from wirelab.errors import UsageError
 
 ACTIVATIONS = ("tanh", "linear", "sigmoid")
+INPUT_SCALING = 0.3  # the default input scaling s_in (docs/reservoir.md, "Choosing the defaults")
+BIAS = "random:0.2"  # the default bias of a run: b_i ~ U[-0.2, 0.2] per neuron, seeded
 
 
 BIAS_STREAM = 0xB1A5  # the bias draws' own random stream: [seed, BIAS_STREAM]
@@ -99,11 +101,18 @@ def _check_finite(input_scaling: float, bias: float | np.ndarray) -> None:
 @dataclass(frozen=True, eq=False)
 class Units:
     """Leaky rate units: activation, leak rate ``a``, input scaling ``s_in``, bias ``b`` (a number
-    or one per neuron, ``(N,)``, e.g. `BiasSpec.vector`)."""
+    or one per neuron, ``(N,)``, e.g. `BiasSpec.vector`).
+
+    The resolved units of one network. A run's units come from its configuration
+    (`wirelab.reservoir.ExperimentConfig.units`: the default random bias `BIAS` drawn per
+    neuron from the seed); built by hand, ``Units()`` has the default input scaling
+    (`INPUT_SCALING`) and a zero bias, so give ``bias=`` (e.g.
+    ``parse_bias(BIAS).vector(n, seed)``) for a tanh reservoir that is not odd in its input.
+    """
 
     activation: str = "tanh"
     leak: float = 1.0
-    input_scaling: float = 1.0
+    input_scaling: float = INPUT_SCALING
     bias: float | np.ndarray = 0.0
 
     def __post_init__(self) -> None:
@@ -116,7 +125,8 @@ class Units:
 
 @dataclass(frozen=True, eq=False)
 class LIFUnits:
-    """Leaky integrate-and-fire units (time in steps); see the module docstring."""
+    """Leaky integrate-and-fire units (time in steps); see the module docstring. Input scaling
+    `INPUT_SCALING` and a zero bias unless given (a run's come from its configuration)."""
 
     tau: float = 10.0
     v_th: float = 1.0
@@ -124,7 +134,7 @@ class LIFUnits:
     v_rest: float = 0.0
     refractory: int = 2
     tau_rate: float = 10.0
-    input_scaling: float = 1.0
+    input_scaling: float = INPUT_SCALING
     bias: float | np.ndarray = 0.0
 
     def __post_init__(self) -> None:
