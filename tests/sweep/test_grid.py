@@ -6,8 +6,8 @@ from pathlib import Path
 import pytest
 
 from wirelab.errors import UsageError
+from wirelab.sweep import point_dir_id
 from wirelab.sweep.grid import command_argv, load_grid, options, parse_grid
-from wirelab.sweep.sweep import point_dir_id
 
 
 def grid(**tables: object) -> dict[str, object]:

@@ -42,3 +42,18 @@ def test_ray_and_local_give_identical_tables(tmp_path: Path) -> None:
         point = tmp_path / "ray" / "points" / r["point"]
         assert (point / "metrics.json").is_file() and (point / "config.json").is_file()
         assert (point / "sweep.log").is_file()
+
+
+def test_a_point_whose_ray_worker_dies_is_retried_then_recorded_as_failed(tmp_path: Path) -> None:
+    """A lost worker is Ray's to retry (`WORKER_RETRIES` more runs of the task); a point that
+    loses it every time is recorded as failed, its error naming Ray, and the sweep goes on."""
+    from wirelab.sweep.options import WORKER_RETRIES
+
+    vary = "n = [30]\nnoise = [0.1]\nkill_ray_worker = [false, true]\nseed = [0]\n"
+    grid = load_grid(toy_grid(tmp_path, vary=vary))
+    result = run_sweep(grid, tmp_path / "ray", backend="ray", workers=2)
+    assert result.failed == 1
+    good, lost = result.rows
+    assert good["status"] == "ok" and good["test_r2"] > 0.9
+    assert lost["status"] == "failed" and lost["attempts"] == 1 + WORKER_RETRIES
+    assert lost["error"].startswith("ray: ") and "Worker" in lost["error"], lost["error"]

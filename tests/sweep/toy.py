@@ -8,7 +8,9 @@ leaves ``failed.json``, which the sweep clears before it retries the point.
 ``--fail`` makes it exit 1; ``--flaky FILE`` fails on the first attempt only (creates FILE);
 ``--log FILE`` appends one line per invocation, so tests can count how often a point ran;
 ``--sleep`` slows it; ``--hang-once FILE`` hangs (sleeps 600 s) on the first attempt only
-(creates FILE), for tests that kill the sweep driver while a point runs.
+(creates FILE), for tests that kill the sweep driver while a point runs; ``--kill-ray-worker``
+kills the Ray worker that runs it (its parent), as a node lost under a task would (anywhere
+else it exits 1).
 """
 
 from __future__ import annotations
@@ -40,6 +42,17 @@ def _fit(a: argparse.Namespace, noise: float) -> dict[str, float]:
     }
 
 
+def _kill_ray_worker() -> None:
+    """SIGKILL the parent process if it is a Ray worker (``ray::...`` in its command line)."""
+    parent = os.getppid()
+    cmdline = Path(f"/proc/{parent}/cmdline").read_bytes().decode(errors="replace")
+    if "ray::" not in cmdline and "default_worker.py" not in cmdline:
+        print("error: not run by a Ray worker", file=sys.stderr)
+        raise SystemExit(1)
+    os.kill(parent, 9)
+    time.sleep(60)  # the tether ends this process with its parent
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--n", type=int, default=200)
@@ -52,8 +65,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--flaky", default=None)
     ap.add_argument("--log", default=None)
     ap.add_argument("--hang-once", default=None)
+    ap.add_argument("--kill-ray-worker", action="store_true")
     ap.add_argument("--out", required=True)
     a = ap.parse_args(argv)
+    if a.kill_ray_worker:
+        _kill_ray_worker()
     if a.log:
         with open(a.log, "a") as fh:
             fh.write(f"{a.n} {a.noise} {a.seed} threads={os.environ.get('OMP_NUM_THREADS')}\n")

@@ -18,12 +18,12 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
 from typing import Any
 
 from wirelab.parallel.jobs import Job, JobResult, raise_failure
-from wirelab.parallel.pool import ExecOptions
+from wirelab.parallel.pool import ExecOptions, Pool
 from wirelab.progress import ProgressBar, progress_bar
 
 TIMES_VAR = "WIRELAB_JOB_TIMES"
@@ -37,11 +37,29 @@ def run_jobs(
     label: str = "jobs",
     show: bool = True,
     bar: ProgressBar | None = None,
-) -> Iterator[JobResult]:
-    """Every job's result, as it finishes (module docstring)."""
+    pool: Pool | None = None,
+) -> Generator[JobResult, None, None]:
+    """Every job's result, as it finishes.
+
+    Args:
+        jobs: the jobs; a result's ``index`` is its job's place in this list.
+        options: where they run (`ExecOptions`: back end, workers, address, retries, threads).
+        shared: one object every job receives first (``fn(shared, *args)``), sent once per
+            worker; None: ``fn(*args)``.
+        label: the progress line's name; ``show=False`` hides it; ``bar``: advance the caller's.
+        pool: a pool already built from ``options`` (e.g. its `Pool.subprocess_pool`); default
+            ``options.pool(len(jobs))``.
+
+    Returns:
+        A generator of `JobResult`, failed jobs included (``error`` set): the caller decides.
+        Closing it early stops every job still running.
+
+    Example:
+        `for r in run_jobs([Job("a", math.factorial, (5,))], ExecOptions(workers=1)): r.value`
+    """
     if not jobs:
         return
-    pool = options.pool(len(jobs))
+    pool = pool or options.pool(len(jobs))
     with contextlib.ExitStack() as stack:
         if bar is None:
             desc = f"{label}: {len(jobs)} jobs, {options.backend} x{pool.workers}"
@@ -80,7 +98,21 @@ def map_jobs(
     on_result: Callable[[JobResult], None] | None = None,
 ) -> list[Any]:
     """The values of ``jobs`` in job order; the first failure stops the rest and is raised.
-    ``on_result`` sees each successful result as it comes (to save it, say)."""
+
+    Arguments as for `run_jobs`; ``on_result`` sees each successful result as it comes (to save
+    it, say).
+
+    Returns:
+        ``[value of job 0, value of job 1, ...]``, whatever order they finished in.
+
+    Raises:
+        JobFailed: a job raised (or lost its worker more often than ``options.retries`` allows);
+            a `WirelabError` raised in a job is raised again with its own class and message.
+
+    Example:
+        `map_jobs([Job(str(n), math.factorial, (n,)) for n in range(5)], ExecOptions(workers=2))`
+        is ``[1, 1, 2, 6, 24]``.
+    """
     values: list[Any] = [None] * len(jobs)
     results = run_jobs(jobs, options, shared=shared, label=label, show=show, bar=bar)
     try:

@@ -32,7 +32,14 @@ class JobFailed(WirelabError):
 
 @dataclass(frozen=True)
 class Job:
-    """One independent piece of a study: ``key`` names it in progress lines and errors."""
+    """One independent piece of a study: ``key`` names it in progress lines and errors; ``fn``
+    is a module-level function of an importable module (it travels by reference to a worker
+    process or a Ray node) called ``fn(*args)``, or ``fn(shared, *args)`` when the run has a
+    shared object.
+
+    Example:
+        `Job("seed 3", train_one_seed, (config, 3))`
+    """
 
     key: str
     fn: Callable[..., Any]
@@ -41,7 +48,9 @@ class Job:
 
 @dataclass
 class JobResult:
-    """What happened to job ``index`` (its place in the list given to the executor)."""
+    """What happened to job ``index`` (its place in the list given to the executor): its
+    ``value``, or ``error`` (``"ClassName: first line"``) and ``error_class``; the ``attempts``
+    it took (more than 1 when a lost worker was replaced) and its ``seconds``."""
 
     index: int
     key: str
@@ -53,6 +62,7 @@ class JobResult:
 
     @property
     def ok(self) -> bool:
+        """Whether the job succeeded (no ``error``)."""
         return not self.error
 
 

@@ -11,7 +11,7 @@ Cancellation, one path: whatever ends the generator (its end, an error, Ctrl-C's
 or the consumer closing it) runs its ``finally``: every worker is sent SIGTERM (raised in the
 worker as ``SystemExit``, so a job's own cleanup runs), then SIGKILL after a grace period, and is
 joined. A driver killed outright (SIGKILL) takes its workers with it: each worker asks the kernel
-for SIGKILL when its parent dies (``PR_SET_PDEATHSIG``, `wirelab.sweep.tether`). No worker
+for SIGKILL when its parent dies (``PR_SET_PDEATHSIG``, `wirelab.parallel.tether`). No worker
 outlives the run.
 
 `InlinePool` runs the jobs one after another in this process (``workers == 1``): no start-up,
@@ -25,13 +25,14 @@ import os
 import signal
 import time
 from collections import deque
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from multiprocessing import get_context
 from multiprocessing.connection import Connection, wait
 from typing import Any
 
 from wirelab.parallel.jobs import Job, JobResult, blas_env, call, error_line
-from wirelab.parallel.pool import Pool
+from wirelab.parallel.pool import Pool, ThreadPool
+from wirelab.parallel.tether import tether
 
 GRACE = 3.0  # seconds a stopped worker has to clean up before SIGKILL
 
@@ -46,8 +47,6 @@ def worker_main(conn: Connection, env: dict[str, str], parent: int) -> None:
     class, line)``; Ctrl-C and SIGTERM end it quietly (the driver reports)."""
     os.environ.update(env)
     signal.signal(signal.SIGTERM, _stop_here)
-    from wirelab.sweep.tether import tether
-
     tether()
     if os.getppid() != parent:  # the driver ended before the tether was set
         return
@@ -195,7 +194,11 @@ def _thread_limit(threads: int) -> Any:
 
 
 class LocalPool(Pool):
-    """``--backend local``: `InlinePool` for one worker, else `ProcessPool`."""
+    """``--backend local``: `InlinePool` for one worker, else `ProcessPool`; jobs that only wait on
+    subprocesses run from ``workers`` threads of this process (`ThreadPool`)."""
+
+    def subprocess_pool(self, stop: Callable[[], None] | None = None) -> Pool:
+        return ThreadPool(workers=self.workers, stop=stop)
 
     def run(self, jobs: list[Job], shared: Any = None) -> Generator[JobResult, None, None]:
         cls = InlinePool if self.workers == 1 else ProcessPool

@@ -1,12 +1,17 @@
 """The executor's interface: a `Pool` runs a list of jobs and yields their results as they finish.
 
-Back ends are the `POOLS` registry (``--backend``): ``local`` (`wirelab.parallel.local`: worker
-processes here, or the jobs in this process when ``workers == 1``) and ``ray``
-(`wirelab.parallel.ray_pool`, imported only when chosen: tasks on a Ray cluster, started here or
-joined at ``--address``). `ExecOptions` is what a study's configuration holds: back end, workers
-(None: the cores this process may use), cluster address, retries and threads per job.
-`ThreadPool` serves jobs that only wait on a subprocess (the sweep's points): threads, not
-processes, drive them.
+Back ends are the `POOLS` registry, the one registry of where jobs run (``--backend`` of every
+study command and of ``wirelab sweep``): ``local`` (`wirelab.parallel.local`: worker processes
+here, or the jobs in this process when ``workers == 1``) and ``ray`` (`wirelab.parallel.ray_pool`,
+imported only when chosen: tasks on a Ray cluster, started here or joined at ``--address``).
+`ExecOptions` is what a study's configuration holds: back end, workers (None: the cores this
+process may use), cluster address, retries and threads per job.
+
+Jobs that only wait on a subprocess of their own (a sweep's points) ask the back end for
+`Pool.subprocess_pool`: the ``local`` back end drives them from threads of this process
+(`ThreadPool`), since a process per waiting job would only add start-up; a back end whose jobs run
+elsewhere (``ray``: `Pool.remote` is true) runs them as it runs any job, and their files travel
+back with their values.
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ from collections.abc import Callable, Generator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor
 from concurrent.futures import wait as wait_futures
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from wirelab.errors import UsageError
 from wirelab.parallel.jobs import DEFAULT_RETRIES, Job, JobResult, call, default_workers, error_line
@@ -24,8 +29,28 @@ from wirelab.registry import Registry
 
 
 class Pool:
-    """Runs jobs: ``run(jobs, shared)`` yields one `JobResult` per job, in the order they finish;
-    leaving the generator early stops every job still running."""
+    """A back end: ``run(jobs, shared)`` yields one `JobResult` per job, in the order they finish;
+    leaving the generator early stops every job still running.
+
+    A subclass registered in `POOLS` (one line) is a ``--backend`` of every study command and of
+    ``wirelab sweep``. It is built with ``workers`` (jobs at once), ``threads`` (BLAS threads per
+    job), ``retries`` (extra attempts for a job whose worker was lost) and ``address`` (a
+    cluster's; only for entries registered with ``address=True``).
+
+    Example:
+        ```python
+        class SerialPool(Pool):             # the jobs one after another, here (no shared)
+            def run(self, jobs, shared=None):
+                for i, job in enumerate(jobs):
+                    yield JobResult(i, job.key, job.fn(*job.args))
+
+        POOLS.add("serial", SerialPool, "the jobs in order here")   # --backend serial
+        ```
+    """
+
+    remote: ClassVar[bool] = False
+    """Whether jobs may run on another machine: what a job writes to disk stays there, so a job
+    that makes files (a sweep's point) must send them back with its value."""
 
     def __init__(
         self,
@@ -38,7 +63,16 @@ class Pool:
         self.workers, self.threads, self.retries, self.address = workers, threads, retries, address
 
     def run(self, jobs: list[Job], shared: Any = None) -> Generator[JobResult, None, None]:
+        """Run ``jobs`` (``fn(shared, *args)``, or ``fn(*args)`` without ``shared``); yield each
+        `JobResult` as its job finishes. Closing the generator stops every job still running."""
         raise NotImplementedError
+
+    def subprocess_pool(self, stop: Callable[[], None] | None = None) -> Pool:
+        """The pool for jobs that only wait on subprocesses of their own (a sweep's points): by
+        default this pool itself. ``stop`` ends those subprocesses; a pool that drives the jobs
+        from threads of this process calls it when its run ends, however it ends (`ThreadPool`).
+        """
+        return self
 
 
 class ThreadPool(Pool):
@@ -81,6 +115,8 @@ def _timed(fn: Callable[..., Any], shared: Any, args: tuple[Any, ...]) -> tuple[
 
 
 POOLS = Registry[type[Pool]]("executor back end")
+"""The back ends (``--backend``): name -> `Pool` subclass; ``address=True`` marks those that join a
+cluster at ``--address``."""
 POOLS.add("local", "wirelab.parallel.local:LocalPool", "worker processes on this machine")
 POOLS.add(
     "ray", "wirelab.parallel.ray_pool:RayPool", "tasks on a Ray cluster (pip: ray)", address=True
@@ -89,8 +125,13 @@ POOLS.add(
 
 @dataclass(frozen=True)
 class ExecOptions:
-    """Where a study's jobs run: ``--backend``, ``--workers`` (None: every core this process may
-    use), ``--address`` (a Ray cluster; none: Ray starts one here), retries and threads per job."""
+    """Where a study's jobs run: ``--backend`` (a `POOLS` name), ``--workers`` (None: every core
+    this process may use), ``--address`` (a Ray cluster; none: Ray starts one here), ``retries``
+    (extra attempts for a job whose worker was lost) and ``threads`` per job (BLAS threads).
+
+    Example:
+        `ExecOptions("ray", workers=4, address="10.0.0.1:6379").pool(n_jobs)` joins that cluster.
+    """
 
     backend: str = "local"
     workers: int | None = None
@@ -111,6 +152,7 @@ class ExecOptions:
 
     @property
     def n_workers(self) -> int:
+        """``workers``, or the cores this process may use."""
         return self.workers or default_workers()
 
     def pool(self, n_jobs: int) -> Pool:

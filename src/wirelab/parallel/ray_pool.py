@@ -78,6 +78,8 @@ def _task(job: bytes, shared: bytes) -> bytes:
 class RayPool(Pool):
     """Jobs as Ray tasks (module docstring)."""
 
+    remote = True
+
     def run(self, jobs: list[Job], shared: Any = None) -> Generator[JobResult, None, None]:
         ray = import_ray()
         started_here = not ray.is_initialized()

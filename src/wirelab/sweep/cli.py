@@ -5,12 +5,14 @@ checked before any point is built. ``--timeout`` must be a finite number of seco
 
 Points die with the driver: an orderly stop (the sweep's end, an error, Ctrl-C, SIGTERM) kills
 their process groups, and a driver that dies without cleaning up (SIGKILL, a closed terminal)
-takes them with it (`wirelab.sweep.tether`). ``--points-outlive-driver`` lets points started by a
-driver that dies that way run on to their end (a later start of the sweep keeps what they
+takes them with it (`wirelab.parallel.tether`). ``--points-outlive-driver`` lets points started
+by a driver that dies that way run on to their end (a later start of the sweep keeps what they
 finished, and kills any still running before it reruns them).
 
-The --backend choices are the executors in `wirelab.sweep.executors.EXECUTORS`, read when the
-option is parsed (so an executor registered later is accepted too).
+A thin layer over the Python API: the options are the fields of `wirelab.sweep.SweepOptions`
+(their defaults are its defaults) and the command calls `wirelab.sweep.run_sweep`, as a Python
+user does. The --backend choices are the back ends in `wirelab.parallel.POOLS`, the registry of
+every study, read when the option is parsed (so a back end registered later is accepted too).
 """
 
 from __future__ import annotations
@@ -21,42 +23,52 @@ from pathlib import Path
 import click
 
 from wirelab.cli_options import OUT_DIR, THREADS
-from wirelab.sweep.executors import EXECUTORS
+from wirelab.parallel import POOLS
 from wirelab.sweep.grid import DEFAULT_MAX_POINTS
+from wirelab.sweep.options import SweepOptions
+
+DEFAULTS = SweepOptions()
 
 
 @click.command("sweep")
 @click.argument("grid_file", metavar="GRID.toml", type=click.Path(path_type=Path))
 @click.option(
     "--backend",
-    type=EXECUTORS.choice(),
-    default="local",
+    type=POOLS.choice(),
+    default=DEFAULTS.backend,
     show_default=True,
-    help="Where the points run (a registered sweep executor).",
+    help="Where the points run (a registered back end: threads here, or Ray tasks).",
 )
-@click.option("--address", default=None, help="Ray cluster address (ray backend); none: start one.")
+@click.option(
+    "--address",
+    default=DEFAULTS.address,
+    help="Ray cluster address (ray backend); none: start one.",
+)
 @click.option(
     "--workers",
     type=click.IntRange(min=1),
-    default=None,
+    default=DEFAULTS.workers,
     help="Points run at once [default: the cores this process may use].",
 )
 @click.option(
     "--threads",
     type=THREADS,
-    default=None,
+    default=DEFAULTS.threads,
     help="Threads per point (OMP/MKL/torch); default: CPUs // workers.",
 )
 @click.option(
     "--timeout",
     type=click.FloatRange(0, min_open=True),
-    default=None,
+    default=DEFAULTS.timeout,
     help="Seconds before one attempt of a point is killed.",
 )
 @click.option("--out", required=True, type=OUT_DIR)
 @click.option("--dry-run", is_flag=True, help="List the points and their commands; run nothing.")
 @click.option(
-    "--no-batch", is_flag=True, help="Run every point on its own even if the grid has [batch]."
+    "--no-batch",
+    is_flag=True,
+    default=not DEFAULTS.batch,
+    help="Run every point on its own even if the grid has [batch].",
 )
 @click.option(
     "--max-points",
@@ -68,6 +80,7 @@ from wirelab.sweep.grid import DEFAULT_MAX_POINTS
 @click.option(
     "--points-outlive-driver",
     is_flag=True,
+    default=DEFAULTS.outlive,
     help="Points keep running if the driver dies without cleaning up (SIGKILL); by default they "
     "die with it.",
 )
@@ -89,9 +102,9 @@ def command(
     Writes one result directory per point under DIR/points/, then DIR/results.csv and
     DIR/results.jsonl (one row per point: its parameters, status and metrics) and DIR/summary.png.
     """
-    from wirelab.sweep.batch import plan
     from wirelab.sweep.grid import display_argv, load_grid
-    from wirelab.sweep.sweep import point_dir_id, run_sweep
+    from wirelab.sweep.plan import planned_commands
+    from wirelab.sweep.sweep import run_sweep
 
     if timeout is not None and not math.isfinite(timeout):
         raise click.BadParameter(
@@ -101,19 +114,10 @@ def command(
         )
     grid = load_grid(grid_file, max_points=max_points)
     if dry_run:
-        groups, singles = plan(grid, None if no_batch else grid.batch, grid.points())
-        for g in groups:
-            argv = [*g.argv, "--out", str(out / "batches" / g.id)]
-            idx = ",".join(str(p.index) for p in g.points)
-            click.echo(f"{idx}\t{g.id}\t{display_argv(argv)}")
-        for p in singles:
-            pid = point_dir_id(grid, p)
-            argv = [*grid.argv_before_out(p), "--out", str(out / "points" / pid)]
-            click.echo(f"{p.index}\t{pid}\t{display_argv(argv)}")
+        for idx, pid, argv in planned_commands(grid, out, batch=not no_batch):
+            click.echo(f"{idx}\t{pid}\t{display_argv(argv)}")
         return
-    result = run_sweep(
-        grid,
-        out,
+    options = SweepOptions(
         backend=backend,
         workers=workers,
         threads=threads,
@@ -122,6 +126,7 @@ def command(
         batch=not no_batch,
         outlive=points_outlive_driver,
     )
+    result = run_sweep(grid, out, options)
     ok = sum(r["status"] == "ok" for r in result.rows)
     click.echo(
         f"{ok}/{len(result.rows)} points ok ({result.ran} run now, {result.resumed} already "

@@ -32,7 +32,7 @@ and ``[vary]`` must be finite: NaN and inf are refused with one line naming the 
 
 Keys become options with underscores turned into dashes (``batch_size`` -> ``--batch-size``);
 ``true`` passes a bare flag, ``false`` leaves it out. A point is named by a hash of its
-parameters, the command and the fixed options (`wirelab.sweep.sweep.point_dir_id`), so adding
+parameters, the command and the fixed options (`wirelab.sweep.plan.point_dir_id`), so adding
 values to the grid keeps the points that did not change, and their results.
 """
 
@@ -76,6 +76,12 @@ class BatchSpec:
 
 @dataclass
 class Grid:
+    """A checked grid: the command, ``--key value`` options fixed for every point, the values of
+    the varied keys (their cartesian product is the points, `points`), options derived from
+    varied keys, the metric the summary plot shows, extra attempts of a failing point, the
+    optional ``[batch]`` spec and where it was read from. Build one with `load_grid` or
+    `parse_grid` (they check it)."""
+
     command: str
     fixed: dict[str, Any] = field(default_factory=dict)
     vary: dict[str, list[Any]] = field(default_factory=dict)
@@ -118,6 +124,7 @@ class Grid:
         return command_argv(self.command) + options(self.point_options(point))
 
     def to_dict(self) -> dict[str, Any]:
+        """The grid as plain data (the sweep's ``config.json``)."""
         return {
             "command": self.command,
             "fixed": self.fixed,

@@ -5,7 +5,7 @@ process it starts form one process group, ``pgid = pid`` of the point. The drive
 it runs in a `ProcessGroups` and ends them all (SIGTERM, then SIGKILL after a grace period) when it
 stops for any reason: the sweep finished, an error, Ctrl-C (SIGINT) or SIGTERM (the driver's
 `wirelab.results.experiment` turns SIGTERM into an exception so that the cleanup runs). A driver
-killed outright (SIGKILL) cannot clean up: its points are started through `wirelab.sweep.tether`,
+killed outright (SIGKILL) cannot clean up: its points are started through `wirelab.parallel.tether`,
 so that the kernel kills them with it, unless ``ProcessGroups.tether`` is off (``wirelab sweep
 --points-outlive-driver``).
 
@@ -102,7 +102,7 @@ def kill_group(pgid: int, grace: float = 3.0) -> None:
 class ProcessGroups:
     """The process groups a driver runs now; `kill_all` ends them and stops further attempts.
 
-    ``tether``: start points through `wirelab.sweep.tether`, so that they die with the driver."""
+    ``tether``: start points through `wirelab.parallel.tether`, so that they die with the driver."""
 
     def __init__(self, *, tether: bool = True) -> None:
         self._lock = threading.Lock()

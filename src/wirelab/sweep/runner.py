@@ -7,7 +7,7 @@ backend runs it on a worker in a temporary directory and ships the files back to
 Each attempt runs in its own process group, recorded in the driver's `ProcessGroups` and in a
 marker file in the point's directory (`wirelab.sweep.procs`): a timeout kills the whole group, and
 so does the driver when it stops; unless ``groups.tether`` is off, the attempt is started through
-`wirelab.sweep.tether` and dies with the driver even when the driver cannot clean up.
+`wirelab.parallel.tether` and dies with the driver even when the driver cannot clean up.
 
 A point *succeeded* when the command exits 0 and left ``metrics.json``; anything else is an
 attempt that failed, and after ``1 + retries`` attempts the point is recorded as failed with the
@@ -19,15 +19,14 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from wirelab.parallel.tether import tethered
 from wirelab.results import FAILED, METRICS, atomic_write_bytes
-from wirelab.sweep import tether
 from wirelab.sweep.procs import ProcessGroups, clear_marker, kill_group, write_marker
 
 THREAD_VARS = (
@@ -74,11 +73,6 @@ def _last_error_line(log: str) -> str:
         if "error" in ln.lower() or "exception" in ln.lower():
             return ln[:500]
     return lines[-1][:500] if lines else "no output"
-
-
-def tethered(argv: list[str]) -> list[str]:
-    """``argv`` started through `wirelab.sweep.tether`: it dies with this process."""
-    return [sys.executable, "-I", "-S", str(tether.__file__), str(os.getpid()), *argv]
 
 
 def _attempt(

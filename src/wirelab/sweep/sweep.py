@@ -15,7 +15,7 @@ A point whose ``metrics.json`` exists is complete and is not run again, so a swe
 resumes where it stopped (its own directory is opened with ``resume=True``). A failed point is
 recorded (status ``failed`` with its error) and retried on the next start. Points run in their own
 process groups, which the driver kills when it stops (also on SIGINT and SIGTERM); a driver killed
-outright takes its points with it (`wirelab.sweep.tether`) unless ``outlive`` is asked for; a
+outright takes its points with it (`wirelab.parallel.tether`) unless ``outlive`` is asked for; a
 point left running by such a driver is found by its marker and killed before it is run again, and
 the markers of points that finished meanwhile are removed (`wirelab.sweep.procs`).
 
@@ -23,30 +23,32 @@ The grid's ``metric`` must be a numeric column of the results: it is checked on 
 complete point (before anything runs when resuming), and a name that is not there stops the sweep
 with a one-line error listing the numeric columns (nothing is silently plotted instead).
 
-`run_sweep` goes through named steps: `make_executor` (validation, before ``DIR`` is touched),
-`plan_sweep`, `reap_stale_points`, `run_tasks`, `result_rows`, `write_outputs`, `sweep_metrics`.
+`run_sweep` goes through named steps: `SweepOptions.validate` (before ``DIR`` is touched),
+`plan_sweep`, `reap_stale_points`, `run_tasks` (the outcomes of `wirelab.sweep.points.run_points`:
+the points as jobs of `wirelab.parallel`, on any back end of its one registry `POOLS`),
+`result_rows`, `write_outputs`, `sweep_metrics`.
 """
 
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from rich.console import Console
 
-from wirelab.errors import UsageError
 from wirelab.progress import progress_bar
 from wirelab.results import experiment, read_json
-from wirelab.sweep.batch import Group, plan, point_metrics, split
-from wirelab.sweep.executors import EXECUTORS, Executor, Task, default_workers, threads_per_worker
-from wirelab.sweep.grid import Grid, Point, display_argv
-from wirelab.sweep.procs import reap_stale
+from wirelab.sweep.batch import Group, point_metrics, split
+from wirelab.sweep.grid import Grid, Point, display_argv, load_grid
+from wirelab.sweep.options import SweepOptions
+from wirelab.sweep.plan import SweepPlan, plan_sweep, point_dir_id
+from wirelab.sweep.points import run_points
+from wirelab.sweep.procs import ProcessGroups, reap_stale
 from wirelab.sweep.results_table import (
     check_metric,
     flatten_metrics,
@@ -58,6 +60,11 @@ from wirelab.sweep.runner import Outcome, write_files
 
 @dataclass
 class SweepResult:
+    """What `run_sweep` gives back: the directory, one row per point in grid order (its
+    parameters, ``status`` ok / failed / not run, ``attempts``, ``seconds``, ``error``, then its
+    flattened metrics: the rows of ``results.csv``), the points run now, already complete and
+    failed, the wall time, the metric plotted and the files written."""
+
     out: Path
     rows: list[dict[str, Any]]
     ran: int
@@ -66,32 +73,6 @@ class SweepResult:
     seconds: float
     metric: str | None
     files: list[Path] = field(default_factory=list)
-
-
-@dataclass
-class SweepPlan:
-    """What this start of a sweep runs: every point's directory, the unfinished points, and the
-    commands (batched groups first, then single points) that run them."""
-
-    points: list[Point]
-    point_dirs: dict[int, Path]
-    todo: list[Point]
-    groups: list[Group]
-    tasks: list[Task]
-
-    @property
-    def resumed(self) -> int:
-        return len(self.points) - len(self.todo)
-
-
-def point_dir_id(grid: Grid, point: Point) -> str:
-    """12 hex digits of SHA-256 over the command, the fixed options and the point's parameters:
-    a point keeps its directory (and its finished result) when other points are added."""
-    key: dict[str, Any] = {"command": grid.command, "fixed": grid.fixed, "params": point.params}
-    if grid.derive:  # (absent from the key of grids without [derive], keeping their ids)
-        key["derive"] = grid.derive
-    text = json.dumps(key, sort_keys=True, separators=(",", ":"), default=str)
-    return hashlib.sha256(text.encode()).hexdigest()[:12]
 
 
 def _row(
@@ -126,40 +107,52 @@ def _row(
 
 
 def run_sweep(
-    grid: Grid,
-    out: Path,
+    grid: Grid | str | Path,
+    out: str | Path,
+    options: SweepOptions | None = None,
     *,
-    backend: str = "local",
-    workers: int | None = None,
-    threads: int | None = None,
-    address: str | None = None,
-    timeout: float | None = None,
-    batch: bool = True,
     console: Console | None = None,
-    outlive: bool = False,
+    **settings: Any,
 ) -> SweepResult:
-    """Run every unfinished point of ``grid`` into ``out`` and write the tables and plot.
+    """Run every unfinished point of ``grid`` into ``out``; write the tables and the plot.
 
-    With a ``[batch]`` table in the grid (and ``batch=True``), unfinished points that differ
-    only in the batch key run as one command each group (`wirelab.sweep.batch`). ``outlive``:
-    points keep running if this process dies without cleaning up (by default they die with it).
+    What ``wirelab sweep GRID.toml --out DIR`` calls. Points already complete in ``out`` are kept
+    (a killed sweep resumes); with a ``[batch]`` table in the grid (and ``options.batch``),
+    unfinished points that differ only in the batch key run as one command each group
+    (`wirelab.sweep.batch`).
+
+    Args:
+        grid: a `Grid`, or the path of a grid file (`load_grid`).
+        out: the sweep's directory (itself a result directory, opened to resume).
+        options: back end, workers, threads, address, timeout, batching (`SweepOptions`);
+            ``settings`` are its fields as keywords, on top: ``run_sweep(g, out, backend="ray")``.
+        console: where the sweep's messages go (default: stderr).
+
+    Returns:
+        A `SweepResult`: one row per point (parameters, status, flattened metrics) in grid order.
+
+    Raises:
+        UsageError: options that cannot work, or a grid metric that is not a numeric column
+            (one line, before any point runs when it can tell).
     """
-    runner = make_executor(
-        grid, backend, workers=workers, threads=threads, address=address, timeout=timeout
-    )
+    grid = grid if isinstance(grid, Grid) else load_grid(grid)
+    out = Path(out)
+    opts = replace(options or SweepOptions(), **settings)
+    opts.validate()  # before DIR is touched
+    exec_options = opts.exec_options()
     console = console or Console(stderr=True)
     t0 = time.perf_counter()
-    runner.groups.tether = not outlive
+    groups = ProcessGroups(tether=not opts.outlive)
     config = {
         "grid": grid.to_dict(),
-        "backend": backend,
-        "address": address,
-        "workers": runner.workers,
-        "threads": runner.threads,
-        "batch": batch,
+        "backend": opts.backend,
+        "address": opts.address,
+        "workers": opts.n_workers,
+        "threads": opts.n_threads,
+        "batch": opts.batch,
     }
     command = f"wirelab sweep {grid.source}".strip()
-    sp = plan_sweep(grid, out, batch)
+    sp = plan_sweep(grid, out, opts.batch)
     reap_stale_points(sp, console)  # before DIR is opened: another driver's sweep is refused
     with experiment(out, command=command, config=config, resume=True) as rd:
         todo = {p.index for p in sp.todo}
@@ -169,49 +162,18 @@ def run_sweep(
         _announce(sp, console)
         outcomes = _previous_outcomes(out / "outcomes.jsonl")
         try:
-            label = f"{backend} x{runner.workers}"
-            failed = run_tasks(grid, sp, runner, out, outcomes, console, label)
+            finished = run_points(
+                sp.tasks, exec_options, retries=grid.retries, timeout=opts.timeout, groups=groups
+            )
+            label = f"{opts.backend} x{opts.n_workers}"
+            failed = run_tasks(grid, sp, finished, out, outcomes, console, label)
         finally:
-            runner.groups.kill_all()  # whatever stopped the driver, its points stop too
+            groups.kill_all()  # whatever stopped the driver, its points stop too
         rows = result_rows(grid, sp, outcomes)
         files, metric = write_outputs(out, rows, grid)
         seconds = time.perf_counter() - t0
-        rd.finish(sweep_metrics(sp, rows, backend, runner, seconds, metric))
+        rd.finish(sweep_metrics(sp, rows, opts, seconds, metric))
     return SweepResult(out, rows, len(sp.todo), sp.resumed, failed, seconds, metric, files)
-
-
-def make_executor(
-    grid: Grid,
-    backend: str,
-    *,
-    workers: int | None,
-    threads: int | None,
-    address: str | None,
-    timeout: float | None,
-) -> Executor:
-    """The chosen backend, built; a one-line `UsageError` for options that cannot work."""
-    cls = EXECUTORS.get(backend)
-    if address and not cls.takes_address:
-        with_address = [n for n in EXECUTORS.names() if EXECUTORS.get(n).takes_address]
-        raise UsageError(f"--address only applies to --backend {' or '.join(with_address)}")
-    workers = workers or default_workers()
-    if workers < 1:
-        raise UsageError("--workers must be at least 1")
-    threads = threads or threads_per_worker(workers)
-    return cls(
-        workers=workers, threads=threads, retries=grid.retries, timeout=timeout, address=address
-    )
-
-
-def plan_sweep(grid: Grid, out: Path, batch: bool) -> SweepPlan:
-    """Which points are still to run and the commands that run them."""
-    points = grid.points()
-    pdirs = {p.index: out / "points" / point_dir_id(grid, p) for p in points}
-    todo = [p for p in points if not (pdirs[p.index] / "metrics.json").is_file()]
-    groups, singles = plan(grid, grid.batch if batch else None, todo)
-    tasks = [Task(g.id, g.argv, out / "batches" / g.id) for g in groups]
-    tasks += [Task(point_dir_id(grid, p), grid.argv_before_out(p), pdirs[p.index]) for p in singles]
-    return SweepPlan(points, pdirs, todo, groups, tasks)
 
 
 def reap_stale_points(sp: SweepPlan, console: Console) -> None:
@@ -236,14 +198,14 @@ def _announce(sp: SweepPlan, console: Console) -> None:
 def run_tasks(
     grid: Grid,
     sp: SweepPlan,
-    runner: Executor,
+    results: Iterator[Outcome],
     out: Path,
     outcomes: dict[str, dict[str, Any]],
     console: Console,
     label: str,
 ) -> int:
-    """Run the plan's tasks on ``runner``, recording each outcome as it comes (a killed sweep
-    keeps what finished); batched runs are split into their points. Returns the failed points."""
+    """Record each outcome of the plan's tasks as it comes from ``results`` (a killed sweep keeps
+    what finished); batched runs are split into their points. Returns the failed points."""
     log_path = out / "outcomes.jsonl"
     by_group = {g.id: g for g in sp.groups}
     by_id = {point_dir_id(grid, p): p for p in sp.todo}
@@ -251,7 +213,7 @@ def run_tasks(
     metric_ok = grid.metric is None
     with (
         progress_bar(f"sweep {label}", len(sp.points)) as bar,
-        _closed(runner.run(sp.tasks)) as finished,  # closed early: the backend kills its points
+        _closed(results) as finished,  # closed early: the back end stops its points
     ):
         bar.update(sp.resumed)
         for outcome in finished:
@@ -326,8 +288,7 @@ def write_outputs(
 def sweep_metrics(
     sp: SweepPlan,
     rows: list[dict[str, Any]],
-    backend: str,
-    runner: Executor,
+    opts: SweepOptions,
     seconds: float,
     metric: str | None,
 ) -> dict[str, Any]:
@@ -339,9 +300,9 @@ def sweep_metrics(
         "ran": len(sp.todo),
         "commands": len(sp.tasks),
         "resumed": sp.resumed,
-        "backend": backend,
-        "workers": runner.workers,
-        "threads_per_worker": runner.threads,
+        "backend": opts.backend,
+        "workers": opts.n_workers,
+        "threads_per_worker": opts.n_threads,
         "wall_seconds": round(seconds, 3),
         "metric": metric,
         "batches": [

@@ -1,36 +1,37 @@
-"""Adding a sweep backend is one class plus one registry line: a toy backend registered here
-runs a small grid through ``wirelab sweep --backend toy`` and gives the local backend's table."""
+"""The sweep runs on the one back-end registry of every study (`wirelab.parallel.POOLS`): a toy
+back end registered there in one line runs a small grid through ``wirelab sweep --backend toy``
+and gives the local back end's table; the same entry serves `wirelab.parallel.map_jobs`."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from tests.clirun import wirelab
 from tests.sweep.conftest import toy_grid
+from wirelab.parallel import POOLS, ExecOptions, Job, JobResult, Pool, map_jobs
 from wirelab.results import read_json
-from wirelab.sweep.executors import EXECUTORS, Executor, Task
 from wirelab.sweep.results_table import read_csv, timing_column
-from wirelab.sweep.runner import Outcome
 
 
-class SerialExecutor(Executor):
-    """Toy: the points one after another, in the driver's own thread."""
+class SerialPool(Pool):
+    """Toy: the jobs one after another, in the driver's own thread."""
 
-    def run(self, tasks: list[Task]) -> Iterator[Outcome]:
-        for task in tasks:
-            yield self.run_one(task)
+    def run(self, jobs: list[Job], shared: Any = None) -> Generator[JobResult, None, None]:
+        for i, job in enumerate(jobs):
+            yield JobResult(i, job.key, job.fn(*job.args))
 
 
 @pytest.fixture
 def toy() -> Iterator[str]:
-    EXECUTORS.add("toy", SerialExecutor, "toy: one point after another in the driver")
+    POOLS.add("toy", SerialPool, "toy: one job after another in the driver")
     try:
         yield "toy"
     finally:
-        EXECUTORS.remove("toy")
+        POOLS.remove("toy")
 
 
 def _table(path: Path) -> list[dict[str, str]]:
@@ -51,9 +52,12 @@ def test_toy_backend_runs_a_grid_through_the_cli(tmp_path: Path, toy: str) -> No
     # a sweep resumes into its own finished directory: nothing runs again
     r = wirelab("sweep", grid, "--backend", toy, "--out", tmp_path / "toy")
     assert r.returncode == 0 and "0 run now, 4 already complete" in r.stdout
+    # the same entry is a back end of every study
+    jobs = [Job(str(i), abs, (-i,)) for i in range(3)]
+    assert map_jobs(jobs, ExecOptions(toy, workers=2), show=False) == [0, 1, 2]
 
 
 def test_removed_backend_is_refused(tmp_path: Path) -> None:
-    assert "toy" not in EXECUTORS
+    assert "toy" not in POOLS
     r = wirelab("sweep", toy_grid(tmp_path), "--backend", "toy", "--out", tmp_path / "o")
-    assert r.returncode == 2 and "unknown sweep executor 'toy'" in r.stderr
+    assert r.returncode == 2 and "unknown executor back end 'toy'" in r.stderr
