@@ -1,11 +1,14 @@
 """A training run stopped just after a checkpoint, as a kill leaves it (for the resume tests)."""
 
+import importlib
 from pathlib import Path
 
 import pytest
 
-from wirelab.logic import train as train_mod
 from wirelab.logic.train import TrainConfig
+
+# the module (the package's ``train`` is the function `wirelab.logic.api.train`)
+train_mod = importlib.import_module("wirelab.logic.train")
 
 
 class Interrupt(Exception):

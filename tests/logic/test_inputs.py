@@ -11,9 +11,10 @@ import torch
 
 from wirelab.errors import UsageError
 from wirelab.logic.circuit import Circuit, PyEvaluator, simplify
-from wirelab.logic.inputs import bit_activity, crop_bits, resolve_spec, select_inputs
+from wirelab.logic.inputs import bit_activity, crop_bits, select_inputs
 from wirelab.logic.layers import Binarize
 from wirelab.logic.model import LogicNet
+from wirelab.logic.spec import resolve_spec
 
 
 def _random_gates(net: LogicNet) -> LogicNet:

@@ -18,10 +18,10 @@ from wirelab.logic.functional import (
     param_coeffs,
 )
 from wirelab.logic.gates import COEFFS, PASS_A, TRUTH
-from wirelab.logic.inputs import ADDED_DEFAULTS
 from wirelab.logic.layers import LogicDense
 from wirelab.logic.learned import LearnedLogicDense, make_candidates
 from wirelab.logic.model import LogicNet
+from wirelab.logic.spec import ADDED_DEFAULTS
 from wirelab.logic.train import TrainConfig
 
 
@@ -186,7 +186,7 @@ def test_killed_runs_resume_identically_including_checkpoints_from_before_the_op
     tmp_path, monkeypatch, model, old_style
 ):
     pytest.importorskip("sklearn")
-    from wirelab.logic import train as train_mod
+    from tests.logic.killed import train_mod
     from wirelab.logic.checkpoint import load_checkpoint, save
 
     cfg = {**RUN, "model": model}

@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 
 from tests.clirun import one_line_error, wirelab
+from tests.logic.killed import train_mod
 from tests.logic.tiny import tiny_digits
 from wirelab.logic import seeds as seeds_mod
-from wirelab.logic import train as train_mod
 from wirelab.logic.checkpoint import progress_fraction, write_progress
 from wirelab.logic.seeds import first_reach, run, shares_files
 from wirelab.parallel import ExecOptions

@@ -118,7 +118,7 @@ def test_discretized_topk_net_equals_the_hard_forward(gate_param):
 
 def test_a_killed_topk_gumbel_run_resumes_identically(tmp_path, monkeypatch):
     pytest.importorskip("sklearn")
-    from wirelab.logic import train as train_mod
+    from tests.logic.killed import train_mod
 
     cfg = {
         "dataset": "digits",

@@ -1,9 +1,10 @@
 """`TrainConfig`: everything a training run depends on, resolved so that it alone repeats the run.
 
 A recipe (``recipes/logic/*.toml``) has a ``[train]`` table (`TrainConfig` fields) and a
-``[model]`` table (a `LogicNet` spec); a run's own ``config.json`` is accepted as a recipe too.
-`resolve` fills in every model default (widths, tau, init, binarisation, levels, crop, ...) and
-the data-dependent shape and class count, so ``config.json`` records the network actually built.
+``[model]`` table (the dict form of a `wirelab.logic.spec.ModelSpec`); a run's own
+``config.json`` is accepted as a recipe too. `resolve` builds the `ModelSpec` (every model
+default, and the data-dependent shape and class count: `model_spec`) and records its dict form
+in ``model``, so ``config.json`` records the network actually built.
 
 Two run lengths: ``epochs`` passes over the training split with a validation after each, or
 ``steps`` optimiser steps with a validation every ``eval_every`` steps (the 2022 paper's
@@ -27,8 +28,7 @@ from wirelab.logic.datasets import dataset_shape, parse_classes
 from wirelab.logic.forwards import TRAINING_FORWARDS
 from wirelab.logic.functional import LIGHT_WIDTH
 from wirelab.logic.gates import NUM_GATES
-from wirelab.logic.inputs import ADDED_DEFAULTS
-from wirelab.logic.model import resolve_spec
+from wirelab.logic.spec import ADDED_DEFAULTS, ModelSpec
 
 FORWARDS = TRAINING_FORWARDS
 LR_SCHEDULES = ("constant", "cosine")
@@ -39,6 +39,13 @@ RESUMABLE_CHANGES = ("max_minutes", "stop_at", "threads")
 
 @dataclass
 class TrainConfig:
+    """Every option of a training run (``wirelab logic train`` and `wirelab.logic.train`), with
+    the defaults both read: the data (``dataset``, a `TRAINING_SETS` name, and ``classes``),
+    ``model`` (the dict form of a `ModelSpec`), the run length (``epochs``, or ``steps`` with a
+    validation every ``eval_every``), AdamW (``lr``, ``lr_schedule``, ``weight_decay``,
+    ``batch_size``), the training ``forward`` mode, early stopping and budgets, ``seed`` and
+    ``threads``. `resolve` checks it and fills in the model."""
+
     dataset: str = "mnist"
     classes: str = "all"
     model: dict[str, Any] = field(default_factory=dict)
@@ -128,12 +135,21 @@ def resolve(cfg: TrainConfig) -> TrainConfig:
     except TypeError as exc:
         raise UsageError(f"bad configuration: {exc}") from None
     cfg.validate()
+    spec = model_spec(cfg)
+    cfg.model = spec.to_dict()
+    check_dense_memory(list(spec.dense), cfg.batch_size, spec.gate_param)
+    return cfg
+
+
+def model_spec(cfg: TrainConfig) -> ModelSpec:
+    """The `ModelSpec` a run of ``cfg`` builds: ``cfg.model`` with the dataset's image shape
+    and class count, and the run's seed unless the model names its own."""
+    if not isinstance(cfg.model, dict):
+        raise UsageError(f"model must be a table of model options, not {cfg.model!r}")
     classes = parse_classes(cfg.classes, cfg.dataset)
     spec = {**cfg.model, "classes": len(classes), "input_shape": list(dataset_shape(cfg.dataset))}
     spec.setdefault("seed", cfg.seed)
-    cfg.model = resolve_spec(spec)
-    check_dense_memory(cfg.model["dense"], cfg.batch_size, cfg.model["gate_param"])
-    return cfg
+    return ModelSpec.from_dict(spec)
 
 
 def check_dense_memory(widths: list[int], batch_size: int, gate_param: str = "softmax") -> None:

@@ -1,4 +1,9 @@
-"""Datasets for logic networks: images in [0, 1] (float32), class subsets, a validation split.
+"""The logic networks' training sets: images in [0, 1] (float32), class subsets, a validation split.
+
+`TRAINING_SETS` is the one list of them (a `wirelab.registry.Registry` of `TrainingSet`): its
+names are ``wirelab logic train --dataset``'s choices, and each entry knows its class count and
+image shape without loading anything, and how to load its train and test images. (The files
+behind them, e.g. MNIST's, are the checksummed `wirelab.data.DATASETS`.)
 
 The validation split is drawn from the training set with the run's seed, so early stopping and
 model selection never look at the test set.
@@ -6,14 +11,57 @@ model selection never look at the test set.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
 from wirelab.errors import MissingDataError, UsageError
+from wirelab.registry import Registry
 
-DATASETS = {"mnist": 10, "digits": 10}  # name -> number of classes
-SHAPES = {"mnist": (28, 28), "digits": (8, 8)}  # name -> image shape
+Arrays = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]  # x_train, y_train, x_test, y_test
+
+
+@dataclass(frozen=True)
+class TrainingSet:
+    """A labelled image set: ``classes`` labels ``0..classes-1``, images ``shape`` ``(H, W)``;
+    ``load()`` returns ``x_train, y_train, x_test, y_test`` with uint8 pixels ``(N, H, W)``."""
+
+    classes: int
+    shape: tuple[int, int]
+    load: Callable[[], Arrays]
+
+
+def _mnist() -> Arrays:
+    from wirelab.data import load_mnist
+
+    xtr, ytr = load_mnist("train")
+    xte, yte = load_mnist("test")
+    return xtr, ytr, xte, yte
+
+
+def _digits() -> Arrays:
+    """scikit-learn's 1,797 8 x 8 digits (values 0..16, scaled to 0..255), a fixed 80/20 split."""
+    try:
+        from sklearn.datasets import load_digits
+    except ImportError:
+        raise MissingDataError(
+            "the digits dataset needs scikit-learn (pip install scikit-learn)"
+        ) from None
+    d = load_digits()
+    img = (d.images * (255.0 / 16.0)).round().astype(np.uint8)
+    perm = np.random.default_rng(12345).permutation(len(img))  # fixed train/test split
+    cut = int(0.8 * len(img))
+    tr, te = perm[:cut], perm[cut:]
+    return img[tr], d.target[tr], img[te], d.target[te]
+
+
+TRAINING_SETS = Registry[TrainingSet]("logic training set")
+TRAINING_SETS.add(
+    "mnist", TrainingSet(10, (28, 28), _mnist), "MNIST, 60,000 + 10,000 28 x 28 digits"
+)
+TRAINING_SETS.add("digits", TrainingSet(10, (8, 8), _digits), "scikit-learn's 8 x 8 digits")
+"""The logic networks' training sets by name (``--dataset``): `TrainingSet` entries."""
 
 
 @dataclass(frozen=True)
@@ -38,9 +86,7 @@ def parse_classes(
     text: str | list[int] | tuple[int, ...], dataset: str = "mnist"
 ) -> tuple[int, ...]:
     """``"all"`` or a comma list such as ``"0,1"`` -> a sorted tuple of distinct labels."""
-    n = DATASETS.get(dataset)
-    if n is None:
-        raise UsageError(f"unknown dataset {dataset!r}; use one of {', '.join(DATASETS)}")
+    n = TRAINING_SETS.get(dataset).classes
     if isinstance(text, str):
         if text.strip() == "all":
             return tuple(range(n))
@@ -60,32 +106,7 @@ def parse_classes(
 
 def dataset_shape(dataset: str) -> tuple[int, int]:
     """The image shape ``(H, W)`` of a dataset, known without loading it."""
-    if dataset not in SHAPES:
-        raise UsageError(f"unknown dataset {dataset!r}; use one of {', '.join(DATASETS)}")
-    return SHAPES[dataset]
-
-
-def _load(dataset: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    if dataset == "mnist":
-        from wirelab.data import load_mnist
-
-        xtr, ytr = load_mnist("train")
-        xte, yte = load_mnist("test")
-        return xtr, ytr, xte, yte
-    if dataset == "digits":  # 1,797 8x8 images shipped inside scikit-learn, values 0..16
-        try:
-            from sklearn.datasets import load_digits
-        except ImportError:
-            raise MissingDataError(
-                "the digits dataset needs scikit-learn (pip install scikit-learn)"
-            ) from None
-        d = load_digits()
-        img = (d.images * (255.0 / 16.0)).round().astype(np.uint8)
-        perm = np.random.default_rng(12345).permutation(len(img))  # fixed train/test split
-        cut = int(0.8 * len(img))
-        tr, te = perm[:cut], perm[cut:]
-        return img[tr], d.target[tr], img[te], d.target[te]
-    raise UsageError(f"unknown dataset {dataset!r}; use one of {', '.join(DATASETS)}")
+    return TRAINING_SETS.get(dataset).shape
 
 
 def _subset(x: np.ndarray, y: np.ndarray, classes: tuple[int, ...]) -> Split:
@@ -106,7 +127,7 @@ def load_task(
     """Images in [0, 1] as float32 (pixel / 255), labels re-indexed to ``0..len(classes)-1``."""
     if not 0.0 < val_fraction < 1.0:
         raise UsageError("--val-fraction must lie strictly between 0 and 1")
-    xtr, ytr, xte, yte = _load(dataset)
+    xtr, ytr, xte, yte = TRAINING_SETS.get(dataset).load()
     train = _subset(xtr, ytr, classes)
     test = _subset(xte, yte, classes)
     perm = np.random.default_rng(seed).permutation(len(train.y))

@@ -30,6 +30,10 @@ from wirelab.logic.gates import NUM_GATES, TRUTH
 
 @dataclass(frozen=True)
 class DiscreteLayer:
+    """One layer of gates: gate ``j`` computes ``TRUTH[gate[j]]`` of inputs ``a[j]``, ``b[j]``
+    (indices into the previous layer's outputs); ``a, b`` ``(n,)`` int64, ``gate`` ``(n,)``
+    uint8."""
+
     a: np.ndarray  # (n,) int64
     b: np.ndarray  # (n,) int64
     gate: np.ndarray  # (n,) uint8 in [0, 16)
@@ -47,6 +51,16 @@ class DiscreteLayer:
 
 @dataclass(frozen=True)
 class DiscreteLogicNet:
+    """The Boolean classifier (see the module docstring): ``thresholds`` ``(F, T)``, ``layers``,
+    the GroupSum head (``num_classes``, ``tau``). ``predict(x)`` ``(B, F)`` -> ``(B,)``
+    classes, ``scores(x)`` -> ``(B, num_classes)``; ``gates`` counts its gates; `save` /
+    `load` its JSON (``discrete.json``).
+
+    Example:
+        >>> net = DiscreteLogicNet.load("runs/logic/digits/discrete.json")  # doctest: +SKIP
+        >>> net.predict(x_test).shape, net.gates  # doctest: +SKIP
+    """
+
     thresholds: np.ndarray  # (F, T) float
     layers: tuple[DiscreteLayer, ...]
     num_classes: int

@@ -52,12 +52,15 @@ NAMES = (
     "NAND",
     "TRUE",
 )
+"""The 16 gate names, ``NAMES[g]`` for gate id ``g`` (the table above)."""
 NUM_GATES = 16
+"""Number of two-input Boolean functions (gate ids ``0..15``)."""
 PASS_A = 3  # the pass-through gate used by residual initialisation
 PASS_B = 5
 
 # TRUTH[g, 2a + b] = f_g(a, b)
 TRUTH = np.array([[(g >> (3 - i)) & 1 for i in range(4)] for g in range(NUM_GATES)], dtype=np.uint8)
+"""Truth tables ``(16, 4)`` uint8: ``TRUTH[g, 2a + b] = f_g(a, b)``."""
 
 
 def truth_to_coeffs(truth: np.ndarray) -> np.ndarray:
@@ -72,6 +75,8 @@ def truth_to_coeffs(truth: np.ndarray) -> np.ndarray:
 
 
 COEFFS = truth_to_coeffs(TRUTH)  # (16, 4)
+"""Multilinear coefficients ``(16, 4)``: ``f_g(a, b) = c0 + c1 a + c2 b + c3 ab`` with
+``c = COEFFS[g]``."""
 
 
 def gate_bool(g: int, a: np.ndarray, b: np.ndarray) -> np.ndarray:

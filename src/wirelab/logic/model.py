@@ -1,6 +1,6 @@
-"""`LogicNet`: binarisation -> logic layers -> GroupSum, built from a plain spec, discretisable.
+"""`LogicNet`: binarisation -> logic layers -> GroupSum, built from a `ModelSpec`, discretisable.
 
-A spec (the ``model`` table of a recipe) is a dict::
+A spec is a `wirelab.logic.spec.ModelSpec`, or its dict form (the ``model`` table of a recipe)::
 
     {"input_shape": [28, 28], "binarize": "fixed" | "thermometer", "levels": 1, "threshold": 0.5,
      "crop": null | 20, "prune": 0.0, "inputs": "binary" | "real", "input_bits": null | [...],
@@ -11,7 +11,7 @@ A spec (the ``model`` table of a recipe) is a dict::
      "gate_param": "softmax" | "light",             # 16 logits or 4 truth-table logits per gate
      "init": "residual", "classes": 10, "tau": 10.0, "seed": 0}
 
-`resolve_spec` fills in every default, so a resolved spec alone rebuilds the same network. The
+`ModelSpec` fills in every default, so a spec alone rebuilds the same network. The
 input encoding (`wirelab.logic.inputs`): raw features ``(B, F)`` -> bits ``(B, F * T)`` -> the
 selected bits ``input_bits`` ``(K,)`` (centre crop, pruned near-constant bits), which the first
 logic layer reads; ``inputs="real"`` trains on the relaxed bits (difflogic's real-valued pixels).
@@ -34,46 +34,51 @@ from wirelab.errors import UsageError
 from wirelab.logic.conv import LogicConv2d, OrPool2d
 from wirelab.logic.discrete import DiscreteLayer, DiscreteLogicNet
 from wirelab.logic.gates import NAMES, PASS_A, PASS_B
-from wirelab.logic.inputs import DEFAULT_SPEC, input_selection, make_binarize, resolve_spec
+from wirelab.logic.inputs import SpecLike, input_selection, make_binarize
 from wirelab.logic.layers import GroupSum, LogicDense
 from wirelab.logic.learned import LearnedLogicDense
+from wirelab.logic.spec import DEFAULT_SPEC, ModelSpec, resolve_spec
 from wirelab.logic.topk import TopKLogicDense
 
-__all__ = ["DEFAULT_SPEC", "LogicNet", "diagnostics", "resolve_spec"]
+__all__ = ["DEFAULT_SPEC", "LogicNet", "ModelSpec", "diagnostics", "resolve_spec"]
 
 
 class LogicNet(nn.Module):
+    """The whole classifier of a `ModelSpec` (or its dict form): ``(B, H, W)`` or ``(B, F)``
+    raw inputs in [0, 1] -> class scores ``(B, classes)``; ``forward(x, mode)``, see the module
+    docstring. ``model_spec`` is the spec, ``spec`` its dict form (what ``model.pt`` saves)."""
+
     input_bits: torch.Tensor | None  # (K,) buffer: the raw input bits the first layer reads
 
-    def __init__(self, spec: dict[str, Any]) -> None:
+    def __init__(self, spec: SpecLike) -> None:
         super().__init__()
-        s = resolve_spec(spec)
-        self.spec = s
+        s = ModelSpec.from_dict(spec)
+        self.model_spec = s
+        self.spec = s.to_dict()
         self.binarize = make_binarize(s)
         levels = int(self.binarize.thresholds.shape[1])
-        self.relaxed = s["inputs"] == "real"
+        self.relaxed = s.inputs == "real"
         sel = input_selection(s, levels)
         self.register_buffer("input_bits", sel)
-        seed = int(s["seed"])
         layers: list[nn.Module] = []
         img: tuple[int, int, int] | None = None
-        if s["conv"]:
-            side = s["input_shape"] if s["crop"] is None else [s["crop"], s["crop"]]
+        if s.conv:
+            side = s.input_shape if s.crop is None else (s.crop, s.crop)
             img = (side[0], side[1], levels)
-        for i, block in enumerate(s["conv"]):
+        for i, block in enumerate(s.conv):
             assert img is not None
             conv = LogicConv2d(
                 img,
-                int(block["channels"]),
-                int(block.get("kernel", 3)),
-                int(block.get("depth", 3)),
-                init=str(s["init"]),
-                seed=seed * 1000 + i,
-                gate_param=str(s["gate_param"]),
+                block.channels,
+                block.kernel,
+                block.depth,
+                init=s.init,
+                seed=s.seed * 1000 + i,
+                gate_param=s.gate_param,
             )
             layers.append(conv)
             img = conv.out_shape
-            if block.get("pool", False):
+            if block.pool:
                 pool = OrPool2d(img)
                 layers.append(pool)
                 img = pool.out_shape
@@ -81,13 +86,13 @@ class LogicNet(nn.Module):
             width = int(np.prod(img))
         else:
             width = self.binarize.out_features if sel is None else int(sel.shape[0])
-        for i, n in enumerate(s["dense"]):
-            layers.append(_dense(s, width, int(n), seed * 1000 + 500 + i))
-            width = int(n)
-        if not s["dense"] and not s["conv"]:
+        for i, n in enumerate(s.dense):
+            layers.append(_dense(s, width, n, s.seed * 1000 + 500 + i))
+            width = n
+        if not s.dense and not s.conv:
             raise UsageError("a model needs at least one logic layer")
         self.layers = nn.ModuleList(layers)
-        self.head = GroupSum(int(s["classes"]), float(s["tau"]))
+        self.head = GroupSum(s.classes, s.tau)
         if width % self.head.k:
             raise UsageError(
                 f"the last layer's {width} gates do not split into {self.head.k} classes"
@@ -134,28 +139,29 @@ class LogicNet(nn.Module):
         )
 
 
-def _learned(s: dict[str, Any], width: int, n: int, seed: int) -> nn.Module:
-    tau, k, init = float(s["connection_tau"]), int(s["candidates"]), s["init"]
-    return LearnedLogicDense(width, n, k, tau, init, seed, gate_param=s["gate_param"])
+def _learned(s: ModelSpec, width: int, n: int, seed: int) -> nn.Module:
+    tau, k = s.connection_tau, s.candidates
+    return LearnedLogicDense(width, n, k, tau, s.init, seed, gate_param=s.gate_param)
 
 
-def _topk(s: dict[str, Any], width: int, n: int, seed: int) -> nn.Module:
-    tau, k, init = float(s["connection_tau"]), int(s["candidates"]), s["init"]
-    every, param = int(s["rewire_every"]), s["gate_param"]
-    return TopKLogicDense(width, n, k, tau, init, seed, gate_param=param, rewire_every=every)
+def _topk(s: ModelSpec, width: int, n: int, seed: int) -> nn.Module:
+    tau, k, every = s.connection_tau, s.candidates, s.rewire_every
+    return TopKLogicDense(
+        width, n, k, tau, s.init, seed, gate_param=s.gate_param, rewire_every=every
+    )
 
 
-def _fixed(s: dict[str, Any], width: int, n: int, seed: int) -> nn.Module:
-    return LogicDense(width, n, s["connections"], s["init"], seed, gate_param=s["gate_param"])
+def _fixed(s: ModelSpec, width: int, n: int, seed: int) -> nn.Module:
+    return LogicDense(width, n, s.connections, s.init, seed, gate_param=s.gate_param)
 
 
 # connections -> dense layer builder (spec, input width, gates, seed)
 DENSE_LAYERS = {"random": _fixed, "unique": _fixed, "learned": _learned, "topk": _topk}
 
 
-def _dense(s: dict[str, Any], width: int, n: int, seed: int) -> nn.Module:
+def _dense(s: ModelSpec, width: int, n: int, seed: int) -> nn.Module:
     """A dense layer of a resolved spec: fixed (random, unique), learned or Top-K connections."""
-    return DENSE_LAYERS[s["connections"]](s, width, n, seed)
+    return DENSE_LAYERS[s.connections](s, width, n, seed)
 
 
 def diagnostics(net: DiscreteLogicNet) -> dict[str, Any]:

@@ -40,18 +40,18 @@ from wirelab.logic.checkpoint import (
 from wirelab.logic.config import TrainConfig, changed_options, resolve
 from wirelab.logic.datasets import TaskData, load_task, parse_classes
 from wirelab.logic.forwards import seed_noise
+from wirelab.logic.history import gap_warning, plot_history
 from wirelab.logic.inputs import select_inputs
 from wirelab.logic.kernels import use_threads
 from wirelab.logic.model import LogicNet, diagnostics
+from wirelab.logic.spec import ModelSpec
 from wirelab.logic.topk import rewire_model
-from wirelab.plotting import pyplot
 from wirelab.progress import progress_bar
 from wirelab.results import ResultDir, experiment, refuse_finished_resume
 
-__all__ = ["TrainConfig", "accuracy", "run"]
+__all__ = ["TrainConfig", "accuracy", "run", "train_run"]
 
 COMMAND = "wirelab logic train"
-GAP_WARNING_PP = 1.0  # a discretisation gap above this many points is reported
 
 
 @dataclass(frozen=True)
@@ -110,8 +110,20 @@ def run(
 
     ``resume=True`` continues the run in ``out`` from its ``checkpoint.pt``; ``config`` must
     then equal the checkpoint's (`checkpoint_config` reads it), except ``max_minutes``.
-    Returns the metrics as written to ``metrics.json``.
+    Returns the metrics as written to ``metrics.json`` (`train_run` also returns the model).
     """
+    return train_run(config, out, overwrite=overwrite, resume=resume, quiet=quiet)[1]
+
+
+def train_run(
+    config: TrainConfig,
+    out: str | Path,
+    *,
+    overwrite: bool = False,
+    resume: bool = False,
+    quiet: bool = False,
+) -> tuple[LogicNet, dict[str, Any]]:
+    """`run`, returning the trained model (its best-by-validation weights, in eval mode) too."""
     cfg = resolve(config)
     out = Path(out)
     ckpt = _resume_point(cfg, out) if resume else None  # options that differ: refused first
@@ -126,7 +138,7 @@ def run(
         out, command=COMMAND, config=asdict(cfg), overwrite=overwrite, resume=resume
     ) as rd:
         state = fit(model, data, cfg, rd.path / CHECKPOINT, ckpt, show=not quiet)
-        return rd.finish(finish(model, state, data, cfg, rd))
+        return model, rd.finish(finish(model, state, data, cfg, rd))
 
 
 def checkpoint_config(out: str | Path) -> TrainConfig:
@@ -160,9 +172,8 @@ def load_data(cfg: TrainConfig) -> TaskData:
 def build_model(cfg: TrainConfig, data: TaskData) -> LogicNet:
     """The network of ``cfg.model``; pruned inputs are chosen from the training split only."""
     torch.manual_seed(cfg.seed)
-    spec = dict(cfg.model)
-    spec["input_bits"] = select_inputs(spec, data.train.x)
-    return LogicNet(spec)
+    spec = ModelSpec.from_dict(cfg.model)
+    return LogicNet(spec.replace(input_bits=select_inputs(spec, data.train.x)))
 
 
 def fit(
@@ -353,7 +364,7 @@ def finish(
         "accuracy_discrete": hard,
         "accuracy_discrete_numpy": float((pred == data.test.y).mean()),
         "discretization_gap": soft - hard,
-        "gap_warning": _gap_warning(soft - hard),
+        "gap_warning": gap_warning(soft - hard),
         **diagnostics(net),
         "input_bits": net.input_bits if model.input_bits is None else len(model.input_bits),
         "best_epoch": st.best["epoch"],
@@ -372,28 +383,5 @@ def finish(
     if st.stop in ("time", "target"):  # a time budget, or the validation that met --stop-at
         metrics["stopped_by_time_limit" if st.stop == "time" else "stopped_at_target"] = True
     if st.history:
-        _plot(st.history, rd, by_step=cfg.steps is not None)
+        plot_history(st.history, rd, by_step=cfg.steps is not None)
     return metrics
-
-
-def _gap_warning(gap: float) -> str | None:
-    if gap * 100 <= GAP_WARNING_PP:
-        return None
-    return (
-        f"the discrete network is {gap * 100:.2f} points below the relaxed one on the test set "
-        f"(more than {GAP_WARNING_PP:g}); try a lower tau, longer training or --forward st"
-    )
-
-
-def _plot(history: list[dict[str, Any]], rd: ResultDir, *, by_step: bool) -> None:
-    plt = pyplot()
-    key = "step" if by_step else "epoch"
-    xs = [h[key] for h in history]
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(9, 3.2))
-    ax1.plot(xs, [h["loss"] for h in history])
-    ax1.set(xlabel=key, ylabel="training loss")
-    ax2.plot(xs, [h["val_soft"] for h in history], label="validation, soft")
-    ax2.plot(xs, [h["val_discrete"] for h in history], label="validation, discrete")
-    ax2.set(xlabel=key, ylabel="accuracy")
-    ax2.legend()
-    rd.save_figure(fig, "training")

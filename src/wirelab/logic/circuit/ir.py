@@ -38,6 +38,16 @@ CONST0, CONST1 = 0, 1
 
 @dataclass(frozen=True)
 class Circuit:
+    """The gate DAG of the module docstring: ``num_inputs`` input bits, gates ``op``, ``a``,
+    ``b`` ``(G,)``, ``outputs`` ``(O,)`` split into ``num_classes`` GroupSum groups (scores /
+    ``tau``), the input ``thresholds`` ``(F, T)``. ``Circuit.from_net(net)`` builds it from a
+    `DiscreteLogicNet`; ``num_gates``, ``depth``, ``summary()`` describe it.
+
+    Example:
+        >>> from wirelab.logic.circuit import Circuit, simplify
+        >>> circuit, report = simplify(Circuit.from_net(net))  # doctest: +SKIP
+    """
+
     num_inputs: int
     op: np.ndarray  # (G,) uint8 gate ids
     a: np.ndarray  # (G,) int64 node ids
