@@ -1,5 +1,6 @@
 """Docs as tests for docs/reservoir.md, logic.md, report.md, fly.md, architecture.md,
-logic-circuits.md and scale.md (docs/attention.md and docs/sweep.md have their own modules).
+logic-circuits.md and scale.md (docs/attention.md and docs/sweep.md have their own modules), the
+README, the guide pages and the site.
 
 - every ```python block runs as written in a fresh interpreter, in a temporary directory, with
   ``WIRELAB_DATA_DIR`` set; a block whose first line is ``# doc-test: skip (REASON)`` (flygym,
@@ -13,7 +14,11 @@ logic-circuits.md and scale.md (docs/attention.md and docs/sweep.md have their o
 
 from __future__ import annotations
 
+import importlib.util
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -22,6 +27,12 @@ from tests.attention.test_docs import run_snippet
 
 REPO = Path(__file__).resolve().parents[1]
 DOCS = ["reservoir", "logic", "report", "fly", "architecture", "logic-circuits", "scale"]
+GUIDE = ["index", "getting-started", "data", "design", "connectomes", "examples"]
+RESULTS = ["results/index", "results/reservoir", "results/fly", "results/logic"]
+RESULTS += ["results/attention", "results/benchmarks"]
+README = REPO / "README.md"
+NOTEBOOK = re.compile(r"\bload (average|~|\d)|beside (another|one other) job|recipe before", re.I)
+SCREENSHOT = "](docs/figures/report/report.png)"
 SKIP = re.compile(r"^\s*#\s*doc-test:\s*skip\s*\((?P<why>[^)]*)\)", re.M)
 FENCE = re.compile(r"^```(?P<lang>[\w-]*)\n(?P<body>.*?)^```", re.M | re.S)
 MACHINE = re.compile(r"(?<![\w.])(/work/|/home/|/Users/|/tmp/|\.\./shared)")
@@ -72,14 +83,68 @@ def test_python_snippet_runs_as_written(name: str, index: int, code: str, tmp_pa
     assert r.returncode == 0, f"docs/{name}.md python block {index}:\n{r.stderr[-2000:]}"
 
 
-@pytest.mark.parametrize("name", DOCS)
+@pytest.mark.parametrize("name", DOCS + GUIDE + RESULTS)
 def test_documented_commands_have_no_machine_paths(name: str) -> None:
     assert machine_paths(doc(name)) == []
 
 
-@pytest.mark.parametrize("name", DOCS)
+def test_readme_commands_have_no_machine_paths() -> None:
+    assert machine_paths(README) == []
+
+
+@pytest.mark.parametrize("name", DOCS + GUIDE)
 def test_no_identical_claims_for_measured_figures(name: str) -> None:
     assert identical_claims(doc(name)) == []
+
+
+def test_readme_is_a_users_guide() -> None:
+    text = README.read_text()
+    assert len(text.splitlines()) <= 250
+    assert [ln for ln in text.splitlines() if NOTEBOOK.search(ln)] == []
+    assert SCREENSHOT in text
+    assert identical_claims(README) == []
+
+
+def test_readme_results_table_is_one_table_of_at_most_15_rows() -> None:
+    section = README.read_text().split("\n## Results", 1)[1].split("\n## ", 1)[0]
+    rows = [ln for ln in section.splitlines() if ln.startswith("|")]
+    assert rows[0].startswith("| system | result | command | evidence |")
+    assert 3 <= len(rows) - 2 <= 15
+    for row in rows[2:]:
+        cells = [c.strip() for c in row.strip("|").split("|")]
+        assert cells[2].startswith("`") or cells[2] == "the same", row  # its command
+        assert "](docs/" in cells[3], row  # a link to its evidence
+
+
+def test_hook_links_to_repository_files() -> None:
+    spec = importlib.util.spec_from_file_location("wirelab_docs_hooks", REPO / "docs" / "hooks.py")
+    assert spec is not None and spec.loader is not None
+    hooks = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(hooks)
+    rewrite_outside_links = hooks.rewrite_outside_links
+    md = (
+        "[errors](../src/wirelab/errors.py), [gone](../src/wirelab/nope.py), "
+        "[page](logic.md), [web](https://example.org), [runs](figures/fpga/)\n"
+        "```\n[in code](../src/wirelab/errors.py)\n```\n"
+    )
+    out = rewrite_outside_links(md, "index.md")
+    assert "errors (`src/wirelab/errors.py`)" in out  # an existing repository file: its path
+    assert "[gone](../src/wirelab/nope.py)" in out  # a missing one: left for strict mode
+    assert "[page](logic.md)" in out and "[web](https://example.org)" in out
+    assert "[runs](figures/fpga/README.md)" in out  # a folder: its README
+    assert "[in code](../src/wirelab/errors.py)" in out  # code blocks are left alone
+
+
+@pytest.mark.skipif(importlib.util.find_spec("mkdocs") is None, reason="mkdocs not installed")
+def test_site_builds_in_strict_mode(tmp_path: Path) -> None:
+    cmd = [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path)]
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+    r = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=600, env=env)
+    assert r.returncode == 0, r.stderr[-4000:]
+    assert (tmp_path / "api" / "reservoir.html").is_file()
+    examples = (tmp_path / "examples.html").read_text()
+    for script in sorted((REPO / "examples").glob("[0-9][0-9]_*.py")):
+        assert f"examples/{script.name}" in examples
 
 
 def test_checks_catch_what_they_are_for(tmp_path: Path) -> None:

@@ -1,0 +1,117 @@
+"""Every public name of the API is documented, and every public package has an API page.
+
+The rule, for each package in `PACKAGES` (its public names are its ``__all__``):
+
+- ``__all__`` exists, is not empty, and every name in it exists in the package;
+- a class or a function (anything `inspect.isclass` or `inspect.isroutine`) has a non-empty
+  docstring of its own: not inherited from a base class, and not the signature a dataclass writes
+  when it has none;
+- any other public object (a constant, a registry, a table, ``__version__``) is documented in the
+  package's module docstring, which names it in backticks (`` `DATASETS` ``);
+- the package is rendered by an API page: a line ``::: PACKAGE`` in a file under docs/api/.
+
+`test_undocumented_public_names` fails with the whole list of undocumented names, so it reads as
+the to-do list.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+API_DOCS = REPO / "docs" / "api"
+PACKAGES = [
+    "wirelab",
+    "wirelab.data",
+    "wirelab.reservoir",
+    "wirelab.logic",
+    "wirelab.logic.circuit",
+    "wirelab.attention",
+    "wirelab.fly",
+    "wirelab.sweep",
+    "wirelab.parallel",
+]
+
+
+def own_docstring(obj: Any) -> str:
+    """The object's own docstring ('' when it has none, inherits one, or is a dataclass's
+    generated signature)."""
+    if inspect.isclass(obj):
+        doc = obj.__dict__.get("__doc__") or ""
+        if re.fullmatch(rf"{re.escape(obj.__name__)}\(.*\)", doc.strip(), re.S):
+            return ""  # dataclasses write ``Name(field: type, ...)`` when there is no docstring
+        return doc.strip()
+    return (getattr(obj, "__doc__", None) or "").strip()
+
+
+def undocumented(name: str) -> list[str]:
+    """The package's problems, one line each (no ``__all__``, a missing or undocumented name)."""
+    module = importlib.import_module(name)
+    names = getattr(module, "__all__", None)
+    if not names:
+        return [f"{name}: no __all__"]
+    mod_doc = module.__doc__ or ""
+    out = []
+    for public in names:
+        if not hasattr(module, public):
+            out.append(f"{name}.{public}: in __all__ but missing")
+            continue
+        obj = getattr(module, public)
+        if inspect.isclass(obj) or inspect.isroutine(obj):
+            if not own_docstring(obj):
+                out.append(f"{name}.{public}: no docstring of its own")
+        elif f"`{public}`" not in mod_doc:
+            out.append(f"{name}.{public}: not named in the module docstring (`{public}`)")
+    return out
+
+
+def api_pages() -> dict[str, list[str]]:
+    """Package -> the API pages that render it (``::: package`` lines under docs/api)."""
+    pages: dict[str, list[str]] = {}
+    for md in sorted(API_DOCS.glob("*.md")):
+        for m in re.finditer(r"^:::\s*([\w.]+)\s*$", md.read_text(), re.M):
+            pages.setdefault(m[1], []).append(md.name)
+    return pages
+
+
+def test_undocumented_public_names() -> None:
+    problems = [line for name in PACKAGES for line in undocumented(name)]
+    assert problems == [], "undocumented public names:\n" + "\n".join(problems)
+
+
+@pytest.mark.parametrize("name", PACKAGES)
+def test_package_is_rendered_by_an_api_page(name: str) -> None:
+    assert name in api_pages(), f"no docs/api/*.md has a line '::: {name}'"
+
+
+def test_rule_catches_what_it_is_for() -> None:
+    from dataclasses import dataclass
+
+    @dataclass
+    class Bare:
+        x: int
+
+    @dataclass
+    class Documented:
+        """A point."""
+
+        x: int
+
+    class Child(Documented):
+        pass
+
+    def f() -> None:
+        """Does f."""
+
+    def g() -> None:
+        pass
+
+    assert own_docstring(Bare) == "" and own_docstring(Child) == ""
+    assert own_docstring(Documented) == "A point." and own_docstring(f) == "Does f."
+    assert own_docstring(g) == ""
