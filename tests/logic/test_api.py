@@ -163,3 +163,16 @@ def test_a_toy_training_set_trains_through_the_cli(tmp_path: Path) -> None:
         assert json.loads((tmp_path / "toy" / "metrics.json").read_text())["classes"] == [0, 1]
     finally:
         TRAINING_SETS.remove("toy")
+
+
+def test_the_up5k_cli_defaults_are_up5k_run_s() -> None:
+    from wirelab.logic.fpga.cli import up5k_cmd
+    from wirelab.logic.fpga.up5k import DEFAULT_HEAD, UP5K_DEFAULTS
+
+    params = {p.name: p.default for p in up5k_cmd.params}
+    for name in ("bus_bits", "input_ram", "clock_mhz", "images", "seed", "router", "pnr_timeout"):
+        assert params[name] == UP5K_DEFAULTS[name], name
+    head = (DEFAULT_HEAD.classes_per_step, DEFAULT_HEAD.slices, DEFAULT_HEAD.pipeline)
+    assert (params["classes_per_step"], params["slices"], params["head_pipeline"]) == head
+    assert (params["head_kind"], params["shift_bits"]) == (DEFAULT_HEAD.kind, DEFAULT_HEAD.bits)
+    assert UP5K_DEFAULTS["pnr"] is True  # --no-pnr is a flag: place and route unless given

@@ -12,6 +12,7 @@ from wirelab.cli_options import COUNT
 from wirelab.logic.fpga.peripheral import HEADS, INPUT_STAGES
 from wirelab.logic.fpga.run import soc_run
 from wirelab.logic.fpga.seqhead import HEAD_KINDS
+from wirelab.logic.fpga.up5k import DEFAULT_HEAD, UP5K_DEFAULTS
 from wirelab.results import sanitize
 
 _console = Console(stderr=True)
@@ -101,28 +102,28 @@ def soc_cmd(
 @click.option(
     "--classes-per-step",
     type=COUNT,
-    default=1,
+    default=DEFAULT_HEAD.classes_per_step,
     show_default=True,
     help="Classes the sequential head counts per cycle (lanes).",
 )
 @click.option(
     "--slices",
     type=COUNT,
-    default=1,
+    default=DEFAULT_HEAD.slices,
     show_default=True,
     help="Cycles per class group: each class's outputs are counted in this many slices.",
 )
 @click.option(
     "--head-pipeline",
     type=click.IntRange(min=0),
-    default=0,
+    default=DEFAULT_HEAD.pipeline,
     show_default=True,
     help="Register rank every K adder-tree levels of the head (0: none).",
 )
 @click.option(
     "--head-kind",
     type=click.Choice(list(HEAD_KINDS)),
-    default="shift",
+    default=DEFAULT_HEAD.kind,
     show_default=True,
     help="mux: slices read through multiplexers; shift: each class's outputs captured in a "
     "shift register and counted --shift-bits per cycle (local wiring).",
@@ -130,46 +131,57 @@ def soc_cmd(
 @click.option(
     "--shift-bits",
     type=COUNT,
-    default=1,
+    default=DEFAULT_HEAD.bits,
     show_default=True,
     help="Bits of every class counted per cycle (--head-kind shift).",
 )
 @click.option(
     "--bus-bits",
     type=COUNT,
-    default=16,
+    default=UP5K_DEFAULTS["bus_bits"],
     show_default=True,
     help="Input bits loaded per cycle.",
 )
 @click.option(
     "--input-ram/--input-registers",
-    default=True,
+    default=UP5K_DEFAULTS["input_ram"],
     show_default=True,
     help="Hold the input bits in block RAM read ports (W <= 16), or in flip-flops.",
 )
 @click.option(
-    "--clock", "clock_mhz", type=float, default=12.0, show_default=True, help="Clock (MHz)."
+    "--clock",
+    "clock_mhz",
+    type=float,
+    default=UP5K_DEFAULTS["clock_mhz"],
+    show_default=True,
+    help="Clock (MHz).",
 )
 @click.option(
     "--images",
     type=COUNT,
-    default=200,
+    default=UP5K_DEFAULTS["images"],
     show_default=True,
     help="Test images simulated on the netlist.",
 )
 @click.option("--no-pnr", is_flag=True, help="Synthesise only (simulate the synthesised netlist).")
-@click.option("--seed", type=int, default=1, show_default=True, help="nextpnr placer seed.")
+@click.option(
+    "--seed",
+    type=int,
+    default=UP5K_DEFAULTS["seed"],
+    show_default=True,
+    help="nextpnr placer seed.",
+)
 @click.option(
     "--router",
     type=click.Choice(["router1", "router2"]),
-    default="router2",
+    default=UP5K_DEFAULTS["router"],
     show_default=True,
     help="nextpnr router (router2 routed the shift head's 2,000-output design at 71 %).",
 )
 @click.option(
     "--pnr-timeout",
     type=float,
-    default=3600,
+    default=UP5K_DEFAULTS["pnr_timeout"],
     show_default=True,
     help="Seconds before nextpnr is stopped (the design is then reported as not routed).",
 )

@@ -26,6 +26,7 @@ iCE40 UP5K, placed and routed, and its netlist simulated after synthesis.
 
 from __future__ import annotations
 
+import inspect
 import json
 import re
 import time
@@ -53,24 +54,27 @@ def _noop(msg: str) -> None:
     pass
 
 
+DEFAULT_HEAD = HeadSpec(kind="shift")  # the head of ``wirelab logic up5k`` unless told otherwise
+
+
 def up5k_run(
     run_dir: str | Path,
     out: str | Path,
     *,
-    spec: HeadSpec | None = None,
+    spec: HeadSpec = DEFAULT_HEAD,
     bus_bits: int = 16,
-    input_ram: bool = False,
+    input_ram: bool = True,
     clock_mhz: float = 12.0,
     images: int = 200,
     pnr: bool = True,
     seed: int = 1,
-    router: str = "router1",
+    router: str = "router2",
     pnr_timeout: float = 3600,
     overwrite: bool = False,
     log: Progress = _noop,
 ) -> dict[str, Any]:
-    """See the module docstring; returns the metrics as written."""
-    spec = spec or HeadSpec()
+    """See the module docstring; returns the metrics as written. The defaults are
+    ``wirelab logic up5k``'s (its options read them: `UP5K_DEFAULTS`, `DEFAULT_HEAD`)."""
     if images < 1 or not clock_mhz > 0 or not 1 <= bus_bits <= (16 if input_ram else 32):
         raise UsageError(
             "--images must be >= 1, --clock > 0 and --bus-bits in [1, 16] (in [1, 32] with "
@@ -113,6 +117,13 @@ def up5k_run(
         m.update(_postsim(sm, netlist, words, c_pred[:images], bus_bits, o / "sim"))
         m.update(_throughput(m, simple.used_inputs().size, bus_bits, sm))
         return res.finish(m)
+
+
+UP5K_DEFAULTS = {
+    name: p.default
+    for name, p in inspect.signature(up5k_run).parameters.items()
+    if p.default is not inspect.Parameter.empty
+}
 
 
 def _c_reference(
