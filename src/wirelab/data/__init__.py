@@ -1,9 +1,37 @@
-"""Data layer: checksummed downloads, an offline data directory, MNIST and connectomes.
+r"""The data layer: connectomes and datasets by name, checksummed downloads, an offline directory.
 
-See `wirelab.data.dirs` for where files are looked for, `wirelab.data.datasets` for the
-checksummed files wirelab knows (`DATASETS`), `wirelab.data.download` for how files arrive, and
-`wirelab.data.connectomes` for the connectomes (`CONNECTOMES`: registered names and user files,
-docs/connectomes.md).
+Every connectome is a `Connectome`: a directed, weighted matrix ``weights[pre, post]`` (``(N,
+N)`` scipy CSR; ``weights[i, j]``: synapses from neuron ``i`` onto neuron ``j``), one matrix per
+edge type (``edge_types``: larva ``aa``/``ad``/``da``/``dd``, *C. elegans* ``chemical``/``gap``)
+and per-neuron annotations ``(N,)``: ``celltype`` (``sensory``, ``DN-VNC``, ...), ``side``
+(``left``/``right``/``""``), ``partner`` (the contralateral neuron's index, or -1). Load one by
+name with `load_connectome` (`CONNECTOMES` lists the names: ``larva``, ``esn-1000``, the
+*C. elegans* sets ``celegans-cook2019-herm``, ``celegans-witvliet2021-1`` .. ``-8``) or give it
+the path of your own edge list (``pre,post,weight[,edge_type]`` CSV or Parquet, or a scipy
+``.npz`` matrix; docs/connectomes.md). Files (`DATASETS`: ``larva``, ``mnist``, ``picorv32``)
+are read from ``$WIRELAB_DATA_DIR`` when there (`data_dir`), else downloaded once into the cache
+(`cache_dir`) and checked against their SHA-256 (`fetch`, `verify`).
+
+Quickstart (the larval connectome and a user's edge list):
+
+```python
+from pathlib import Path
+from wirelab.data import CONNECTOMES, load_connectome
+
+print("registered:", ", ".join(CONNECTOMES.names()))
+larva = load_connectome("larva")  # Winding et al. 2023, from $WIRELAB_DATA_DIR or downloaded
+print(f"{larva.name}: {larva.n} neurons, {larva.weights.nnz} edges, types {larva.edge_type_names}")
+pops = larva.populations()  # {celltype: {"left": n, "right": n}}
+print(f"{len(pops)} cell types; sensory {pops['sensory']}, DN-VNC {pops['DN-VNC']}")
+
+Path("edges.csv").write_text("pre,post,weight\nA,B,3\nB,C,1\nC,A,2\nA,C,1\n")
+mine = load_connectome("edges.csv")  # neurons: the ids in the edges, sorted
+print(f"{mine.name}: {mine.n} neurons, weights[pre, post] = {mine.weights.toarray().tolist()}")
+```
+
+Every loader answers a bad name, a missing file or a malformed table with a one-line
+`wirelab.errors.UsageError` (or `wirelab.errors.MissingDataError`, naming where the file was
+looked for).
 """
 
 from wirelab.data.connectomes import (

@@ -16,8 +16,8 @@ trained per task. A task's score is compared with the scores of null networks (d
 rewirings, random ESNs, ...) that see the same inputs, readout population and split: empirical
 ``p = (1 + #{nulls at least as good}) / (n + 1)`` and ``z`` (`stats`).
 
-Quickstart (a larval reservoir read out at its 182 descending neurons: recall of a past input,
-then its memory capacity against 9 degree-preserving rewirings):
+Quickstart (the larval connectome read out at its 182 descending neurons: how well a linear
+readout recalls past inputs, then its memory capacity against 9 degree-preserving rewirings):
 
 ```python
 import numpy as np
@@ -25,16 +25,16 @@ from wirelab.reservoir import build, compare, fit_readout
 
 res = build("larva", alpha=1.0, outputs="DN-VNC")  # 2,952 neurons, 182 read out
 u = np.random.default_rng(0).uniform(-0.8, 0.8, 2000)
-x = res.run(u, washout=100)  # (1900, 182) states of the DN-VNC neurons
-y = np.roll(u, 10)[100:]  # target: the input 10 steps earlier
-readout = fit_readout(x[:1500], y[:1500])
-r = np.corrcoef(readout.predict(x[1500:])[:, 0], y[1500:])[0, 1]
-print(f"{res.n} neurons, {x.shape[1]} read out; recall of u(t-10) on held-out steps: r = {r:.3f}")
+x = res.run(u, washout=100)  # (1900, 182): the DN-VNC neurons' states
+for k in (5, 10, 15, 20):  # recall the input k steps back, on held-out steps
+    y = np.roll(u, k)[100:]
+    r = np.corrcoef(fit_readout(x[:1500], y[:1500]).predict(x[1500:])[:, 0], y[1500:])[0, 1]
+    print(f"recall of u(t-{k}): r = {r:.3f}")
 
 mc = compare("larva", "memory-capacity", alphas=[1.0], outputs="DN-VNC", nulls=9, quick=True)
 c = mc["memory-capacity"]
-print(f"memory capacity {c.score:.2f}, {c.null_model} nulls {c.null_mean:.2f} +- {c.null_std:.2f}")
-print(f"p = {c.p_value:.2f} (smallest possible with 9 nulls: 0.10), z = {c.z:.1f}")
+print(f"memory capacity {c.score:.2f}; {c.null_model} nulls {c.null_mean:.2f} +- {c.null_std:.2f}")
+print(f"p = {c.p_value:.2f} (the smallest 9 nulls can give), z = {c.z:.1f}")
 ```
 
 `compare` gives the numbers ``wirelab reservoir run`` writes for the same settings (here

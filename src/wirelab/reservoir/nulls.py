@@ -196,6 +196,9 @@ def _mirror(con: Any, seed: int, edge_types: Any) -> sp.csr_matrix:
 
 
 NULLS = Registry[NullModel]("null model")
+"""The null models by name (``erdos-renyi``, ``degree``, ``weights``, ``mirror``, ``random-esn``;
+module docstring), each a `NullModel`: ``NULLS.get("degree")(connectome, seed)`` builds one
+``(N, N)`` ``[pre, post]`` null; `wirelab.reservoir.compare`'s ``null_models``."""
 NULLS.add(
     "erdos-renyi",
     NullModel(on_matrix(erdos_renyi), colour="tab:green", words="Erdos-Renyi"),

@@ -45,6 +45,11 @@ __all__ = [
 ]
 
 CONNECTOMES = Registry[Callable[..., Connectome]]("connectome")
+"""The connectomes wirelab knows, by name: ``larva`` (Winding et al. 2023), ``esn-1000`` (a random
+echo state network), the *C. elegans* datasets (``celegans-cook2019-herm``,
+``celegans-witvliet2021-1`` .. ``-8``; the ``celegans`` extra); each entry a loader returning a
+`Connectome`. `load_connectome` loads by name (or from a file); ``CONNECTOMES.names()`` lists
+them, ``CONNECTOMES.describe()`` with a line each."""
 CONNECTOMES.add(
     "larva",
     "wirelab.data.connectomes.larva:load_larva",

@@ -98,7 +98,8 @@ class Connectome:
 
     @property
     def celltypes(self) -> list[str]:
-        return sorted({c for c in self.celltype if c})
+        """The annotated cell types, sorted (plain ``str``)."""
+        return sorted({str(c) for c in self.celltype if c})
 
     def select(
         self,

@@ -20,6 +20,9 @@ from wirelab.registry import Registry
 __all__ = ["DATASETS", "Dataset", "RemoteFile", "get_dataset"]
 
 DATASETS = Registry[Dataset]("dataset")
+"""The checksummed files wirelab knows, by name (``mnist``, ``larva``, ``picorv32``): each a
+`Dataset` of `RemoteFile` s; ``wirelab data fetch NAME`` / `fetch` bring them,
+``DATASETS.get(name)`` gives the entry, ``DATASETS.names()`` the names."""
 
 _D = "wirelab.data.datasets"
 DATASETS.add("mnist", f"{_D}.mnist:MNIST", "MNIST handwritten digits (LeCun et al. 1998)")

@@ -52,6 +52,9 @@ __all__ = [
 ]
 
 TASKS = Registry[Task]("task")
+"""The benchmark tasks by name (``memory-capacity``, ``narma10``, ``mackey-glass``, ``decision``,
+``lorenz``), each a `Task` entry (its plan, metrics and ``--quick`` sizes); what
+`wirelab.reservoir.compare` and ``wirelab reservoir run --task`` accept."""
 TASKS.add("memory-capacity", memory_capacity.TASK, "sum of squared delay-k recall correlations")
 TASKS.add("narma10", narma10.TASK, "NARMA-10 one-step prediction, NRMSE")
 TASKS.add("mackey-glass", mackey_glass.TASK, "Mackey-Glass one-step and free-running, NRMSE")
