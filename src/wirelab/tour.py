@@ -7,9 +7,12 @@ time left). A step whose data or tool is missing (it raises `SkipStep`) is skipp
 saying why; a step that fails makes the tour exit non-zero after the others have run.
 
 Then one summary table (step, status, seconds, result), the report page of the result
-directories this tour wrote (`wirelab.report.html.write_report`; older ones left in ``out`` by
-an earlier tour are not on it) and each answer card's verdict. The budgets (2 idle cores, after
-the install): ``--quick`` 3 minutes, the default tour 10; the README lists the measured times.
+directories this tour wrote (`wirelab.report.html.write_runs`; older ones left in ``out`` by
+an earlier tour are not on it) with the committed runs that answer what a tour has no time
+for (`wirelab.report.committed`: the ten-class classifier placed and routed on one iCE40 UP5K,
+read from its committed ``metrics.json``), and each answer card's verdict. The budgets (2 idle
+cores, after the install): ``--quick`` 3 minutes, the default tour 10; the README lists the
+measured times.
 """
 
 from __future__ import annotations
@@ -117,14 +120,22 @@ def written_since(out: Path, started: float) -> list[Path]:
 
 
 def write_page(out: Path, started: float, console: Console) -> Path:
-    """The report page of this tour's result directories, and each answer card's verdict."""
-    from wirelab.report.html import write_report
-    from wirelab.report.runs import load_runs
+    """The report page of this tour's result directories and of the committed runs that answer
+    what a tour has no time for (`wirelab.report.committed`), and each answer card's verdict."""
+    from wirelab.report.committed import committed_runs
+    from wirelab.report.headlines import committed as committed_entries
+    from wirelab.report.html import write_runs
+    from wirelab.report.runs import SYSTEMS, load_runs
     from wirelab.report.story import OUTCOME_LABELS, plan_stories
 
     dirs = written_since(out, started)
-    page = write_report(dirs, out / "report.html")
-    stories, _ = plan_stories(load_runs(dirs)) if dirs else ([], [])
+    committed, missing = committed_runs(committed_entries())
+    for line in missing:
+        console.print(f"not on the page: {line}", markup=False, highlight=False)
+    runs = [*(load_runs(dirs) if dirs else []), *committed]
+    runs.sort(key=lambda r: SYSTEMS.index(r.system))  # stable: the committed runs last in theirs
+    page = write_runs(runs, out / "report.html")
+    stories, _ = plan_stories([r for r in runs if r.parent is None])
     for s in stories:
         h = s.headline
         console.print(f"{s.system}: {h.question}", markup=False, highlight=False)

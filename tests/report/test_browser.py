@@ -17,6 +17,7 @@ import pytest
 from tests.clirun import wirelab
 from tests.report.conftest import make_runs
 from tests.report.stories import make_story_runs
+from tests.report.wording import page_internal_names
 from wirelab.report.browser import check_page, find_chromium
 from wirelab.report.html import write_report
 from wirelab.report.runs import load_runs
@@ -169,7 +170,8 @@ def test_a_tour_shaped_page_resolves_every_card(tmp_path: Path) -> None:
     page = write_report([root], tmp_path / "report.html")
     assert answered_cards(page) == ["yes"] * 5
     html = page.read_text(encoding="utf-8")
-    assert "resolved by `wirelab fly turns --body flygym1 --seeds 8" in html.replace("&#x27;", "'")
+    assert "resolved by <code>wirelab fly turns --body flygym1 --seeds 8" in html
+    assert page_internal_names(html) == []
     check = check_page(page, screenshot=tmp_path / "tour.png", width=1280, height=1000)
     assert check.ok, check.problems()
     if has_video:
@@ -181,7 +183,8 @@ def test_a_tour_shaped_page_resolves_every_card(tmp_path: Path) -> None:
 def test_the_tour_page_answers_every_question(tmp_path: Path) -> None:
     """``wirelab tour --quick`` (or the finished tour in ``$WIRELAB_TOUR_OUT``, e.g. the default
     tour's, whose page is then saved as ``report.png`` beside it for the README): every answer
-    card says yes or no, none "not resolved"; the fly's video plays in the flygym turn card."""
+    card says yes or no, none "not resolved"; the fly's video plays in the flygym turn card;
+    the committed ten-class UP5K run has its card beside the tour's."""
     given = os.environ.get("WIRELAB_TOUR_OUT")
     out = Path(given) if given else tmp_path / "tour"
     if not given:
@@ -190,11 +193,15 @@ def test_the_tour_page_answers_every_question(tmp_path: Path) -> None:
     page = out / "report.html"
     cards = answered_cards(page)
     assert len(cards) >= 4 and set(cards) <= {"yes", "no"}, cards
+    assert page_internal_names(page.read_text(encoding="utf-8")) == []  # said in words
     shot = out / "report.png" if given else tmp_path / "report.png"
     check = check_page(page, screenshot=shot, width=1280, height=900)
     assert check.ok, check.problems()
     if (out / "fly" / "turns" / "video.mp4").is_file():
-        assert len(cards) == 5
+        from wirelab.report.committed import committed_runs
+        from wirelab.report.headlines import committed
+
+        assert len(cards) == 5 + len(committed_runs(committed())[0])  # + the ten-class UP5K
         (video,) = check.videos
         assert video["story"] == "answer-fly-turns" and video["readyState"] >= 1
         assert video["duration"] > 0 and video["videoWidth"] >= 240

@@ -51,6 +51,7 @@ def test_reservoir_verdict_follows_p_and_the_score(tmp_path: Path) -> None:
         h.question == "Does the larval connectome remember more than its degree-preserving nulls?"
     )
     assert "p = 0.01" in h.uncertainty and "99 nulls" in h.uncertainty
+    assert h.answer == "memory capacity 11.5 at gain 1"  # the score MC and alpha in words
     h = answer(tmp_path, cmd, reservoir_metrics(p=0.33, n=2))
     assert h.outcome == "unresolved" and "p = 0.33 > 0.05 with 2 nulls" in h.verdict
     assert "the smallest p 2 nulls can give is 0.33" in h.uncertainty
@@ -58,7 +59,10 @@ def test_reservoir_verdict_follows_p_and_the_score(tmp_path: Path) -> None:
     assert h.outcome == "no" and h.verdict.startswith("No")
     lacking = edited(reservoir_metrics(), "summary", "memory-capacity", "p_value", value=None)
     h = answer(tmp_path, cmd, lacking)
-    assert h.outcome == "info" and "(metrics.json, summary.memory-capacity.p_value)" in h.missing
+    assert h.outcome == "info"
+    assert h.missing == [
+        "the p-value against the nulls (`summary.memory-capacity.p_value` in `metrics.json`)"
+    ]
 
 
 def test_logic_verdict_against_the_seed_and_the_fpga(tmp_path: Path) -> None:
@@ -67,11 +71,13 @@ def test_logic_verdict_against_the_seed_and_the_fpga(tmp_path: Path) -> None:
     h = answer(tmp_path, cmd, logic_metrics(acc=0.9967))
     assert h.outcome == "yes"
     assert (
-        h.verdict == "Above the seed's 99.27% with 973 gates (0.41x); fits the UP5K: 525 of "
-        "5,280 LUT4."
+        h.verdict == "Above the seed's 99.27% with 973 gates, using 400 gates (0.41 times as "
+        "many); fits the UP5K: 525 of 5,280 LUT4."
     )
     assert ("iCE40 UP5K LUT4 (with GroupSum and argmax)", 525) in h.table
-    assert "(synth.json, ice40-up5k.fmax_mhz)" in h.missing
+    assert h.missing == [
+        "its placed-and-routed clock, Fmax (`ice40-up5k.fmax_mhz` in `synth.json`)"
+    ]
     assert [c.figure for c in h.comparisons][1] == "99.27% with 973 gates"
     h = answer(tmp_path, cmd, logic_metrics(acc=0.98))
     assert h.outcome == "no" and h.verdict.startswith("Below the seed's 99.27%")
@@ -106,7 +112,16 @@ def test_logic_verdict_against_the_seed_and_the_fpga(tmp_path: Path) -> None:
 def test_logic_ten_classes_compares_at_the_nearest_gate_count(tmp_path: Path) -> None:
     m = edited(logic_metrics(acc=0.9606, gates=48000), "classes", value=list(range(10)))
     h = answer(tmp_path, "wirelab logic train", m)
-    assert "Below Petersen et al. 2022's 97.69% with 48,000 gates" in h.verdict
+    assert h.verdict == (
+        "Below Petersen et al. 2022's 97.69% with 48,000 gates (6 x 8,000), using 48,000 gates "
+        "(as many)."
+    )
+    assert h.missing == []  # the question is the accuracy, not the chip
+    m = edited(m, "gates", value=112032)
+    assert (
+        "using 112,032 gates (2.3 times as many)"
+        in answer(tmp_path, "wirelab logic train", m).verdict
+    )
     assert {c.who for c in h.comparisons} >= {"seed", "Petersen et al. 2022", "LILogicNet 2025"}
 
 
@@ -114,6 +129,13 @@ def test_pooling_verdict_flips_with_the_accuracies(tmp_path: Path) -> None:
     cfg = {"seeds": [0], "test_bags": 500}
     h = answer(tmp_path, "wirelab attention pooling", pooling_metrics(), cfg)
     assert h.outcome == "yes" and "42.4 points more accurate" in h.verdict
+    assert (
+        h.answer == "attention pooling (one head) 65.2% vs mean pooling 22.8% with 16 distractors"
+    )
+    assert [c.who for c in h.comparisons] == [
+        "mean pooling, 16 distractors",
+        "attention pooling (one head), 16 distractors",
+    ]
     assert "1 seed x 500 test bags" in h.uncertainty
     h = answer(tmp_path, "wirelab attention pooling", pooling_metrics(attn=0.2, mean=0.6), cfg)
     assert h.outcome == "no"
@@ -126,10 +148,11 @@ def test_taxis_against_its_own_baselines(tmp_path: Path) -> None:
     assert h.outcome == "yes" and "above 1 of 1 degree-preserving null" in h.verdict
     assert [c.who for c in h.comparisons][:4] == [
         "connectome reservoir",
-        "teacher",
-        "constant",
-        "random",
+        "teacher (the policy the readout imitates)",
+        "constant drive",
+        "random drive",
     ]
+    assert [c.who for c in h.comparisons][-1] == "degree-preserving null 1"  # degree-null-0
     assert (
         answer(tmp_path, "wirelab fly taxis", taxis_metrics(connectome=3)).outcome == "unresolved"
     )
@@ -158,7 +181,9 @@ def test_fly_pair_verdict_follows_the_turns(tmp_path: Path) -> None:
     assert h.outcome == "yes" and "8 seeds" in h.uncertainty
     one = answer(tmp_path, "wirelab fly stimulate", stimulate_metrics("left", 12.0))
     assert "toward the stimulated side" in one.verdict
-    assert "(metrics.json, heading_change_deg_ci)" in one.missing
+    assert one.missing == [
+        "the 95% CI of the heading change over seeds (`heading_change_deg_ci` in `metrics.json`)"
+    ]
 
 
 def test_lacking_metrics_fall_back_to_the_generic_view(tmp_path: Path) -> None:
@@ -212,8 +237,10 @@ def test_page_answers_first_with_evidence_and_raw_folded(tmp_path: Path) -> None
     sweep = page[page.index('id="answer-sweep"') :]
     raw = sweep.index('<details class="raw">')
     assert sweep.index("summary.png") < raw and sweep.index("<h4>results.csv</h4>") < raw
-    assert "mc from 8.25 to 9.5 over 2 points" in page
-    assert "Highest at alpha=1.0 (9.5), lowest at alpha=0.5 (8.25)." in page
+    assert "<code>mc</code> from 8.25 to 9.5 over 2 points" in page  # the grid's own names
+    assert (
+        "Highest at <code>alpha=1.0</code> (9.5), lowest at <code>alpha=0.5</code> (8.25)." in page
+    )
     # the anchors and the evidence table
     assert "wirelab seed: the prototype this project grew from" in page
     assert "iCE40 UP5K LUT4 (with GroupSum and argmax)" in page

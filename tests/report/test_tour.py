@@ -58,6 +58,7 @@ def test_turns_against_nulls_ranks_the_connectome(tmp_path: Path) -> None:
     )
     assert h.uncertainty.startswith("p = 0.05 (19 nulls; the smallest p 19 nulls can give is 0.05)")
     assert "19 nulls: L − R -32.7° to +25.8°" in h.answer
+    assert "right +21.1° (row-normalised connectome)" in h.answer  # the model "row" in words
     assert len(h.comparisons) == 3  # left, right of the connectome; the nulls' mean
 
 

@@ -36,7 +36,9 @@ def badge(run: Run) -> str:
     return f'<span class="badge {run.status_class}">{escape(run.status)}</span>'
 
 
-def _argv(run: Run) -> str:
+def command_line(run: Run) -> str:
+    """The command line ``run`` was started with (``config.json``'s ``argv``, the program as
+    ``wirelab``), or ""."""
     argv = run.config.get("argv")
     if (
         isinstance(argv, list)
@@ -66,7 +68,7 @@ def _run_header(run: Run) -> str:
 
 def _command(run: Run) -> str:
     """The run's command, the exact command line it was started with, and its directory."""
-    cmd, argv = run.command, _argv(run)
+    cmd, argv = run.command, command_line(run)
     html = ""
     if cmd or argv:
         lines = [f"# {cmd}"] if cmd else []

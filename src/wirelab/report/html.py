@@ -32,7 +32,14 @@ from wirelab.report.article import MAX_EMBED_BYTES, PageContext, badge, render_r
 from wirelab.report.headlines.base import Headline
 from wirelab.report.media import MAX_PAGE_BYTES, EmbedBudget
 from wirelab.report.runs import SYSTEMS, Run, load_runs
-from wirelab.report.story import Story, plan_stories, render_overview, render_story, verdict_html
+from wirelab.report.story import (
+    Story,
+    inline,
+    plan_stories,
+    render_overview,
+    render_story,
+    verdict_html,
+)
 from wirelab.report.style import CSS
 from wirelab.report.tables import MAX_ROWS, fmt, headline
 from wirelab.results import atomic_write_bytes
@@ -63,7 +70,7 @@ def _summary_row(run: Run, nested: bool, answers: dict[int, Headline]) -> str:
     if run.status != "complete" and run.reason:
         heads = f'<span class="dim">{escape(run.reason)}</span>'
     elif h is not None:
-        heads = f"<b>{escape(h.answer)}</b>{verdict_html(h)}"
+        heads = f"<b>{inline(h.answer)}</b>{verdict_html(h)}"
     elif run.metrics:
         heads = escape("; ".join(f"{k} = {fmt(v)}" for k, v in headline(run.metrics)))
     else:

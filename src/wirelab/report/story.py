@@ -16,6 +16,7 @@ lacks) keep the generic article alone.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from html import escape
@@ -29,6 +30,13 @@ from wirelab.report.runs import Run
 from wirelab.report.tables import kv_table
 
 OUTCOME_LABELS = {"yes": "yes", "no": "no", "unresolved": "not resolved", "info": "result"}
+_CODE = re.compile(r"`([^`]+)`")
+
+
+def inline(text: str) -> str:
+    """``text`` escaped for HTML, each ```quoted``` name or command (`wirelab.report.words.code`)
+    shown as a ``<code>`` element."""
+    return _CODE.sub(r"<code>\1</code>", escape(text))
 
 
 @dataclass
@@ -95,7 +103,7 @@ def verdict_html(h: Headline) -> str:
     label = OUTCOME_LABELS[h.outcome]
     return (
         f'<p class="verdict {h.outcome}"><span class="outcome {h.outcome}">{label}</span> '
-        f"{escape(h.verdict)}</p>"
+        f"{inline(h.verdict)}</p>"
     )
 
 
@@ -103,8 +111,8 @@ def _comparisons(h: Headline) -> str:
     if not h.comparisons:
         return ""
     rows = "".join(
-        f"<tr{' class=this' if c.this_run else ''}><th scope=row>{escape(c.who)}</th>"
-        f"<td class=num>{escape(c.figure)}</td><td class=cite>{escape(c.note)}</td></tr>"
+        f"<tr{' class=this' if c.this_run else ''}><th scope=row>{inline(c.who)}</th>"
+        f"<td class=num>{inline(c.figure)}</td><td class=cite>{inline(c.note)}</td></tr>"
         for c in h.comparisons
     )
     return (
@@ -116,20 +124,18 @@ def _comparisons(h: Headline) -> str:
 def render_card(story: Story) -> str:
     """The headline card: question, answer, uncertainty, verdict, then the anchors beside it."""
     h = story.headline
-    names = ", ".join(r.name for r in story.runs)
+    names = ", ".join(f"<code>{escape(r.name)}</code>" for r in story.runs)
+    where = "result directory" if len(story.runs) == 1 else "result directories"
     missing = ""
     if h.missing:
-        missing = (
-            '<p class="dim missing">not in this run (file, key): '
-            f"{escape('; '.join(h.missing))}</p>"
-        )
+        missing = f'<p class="dim missing">not in this run: {inline("; ".join(h.missing))}</p>'
     return (
         f'<div class="answer {h.outcome}"><div class="qa">'
-        f'<p class="question">{escape(h.question)}</p>'
-        f'<p class="answer-line">{escape(h.answer)}</p>'
-        f'<p class="uncertainty">{escape(h.uncertainty)}</p>'
+        f'<p class="question">{inline(h.question)}</p>'
+        f'<p class="answer-line">{inline(h.answer)}</p>'
+        f'<p class="uncertainty">{inline(h.uncertainty)}</p>'
         f"{verdict_html(h)}{missing}"
-        f'<p class="dim mono">{escape(names)}</p></div>'
+        f'<p class="dim from">read from the {where} {names}</p></div>'
         f'<div class="beside">{_comparisons(h)}</div></div>'
     )
 
@@ -185,8 +191,8 @@ def render_overview(stories: Sequence[Story]) -> str:
         return ""
     items = "".join(
         f'<li class="{s.headline.outcome}"><span class="sys">{escape(s.system)}</span> '
-        f'<a href="#{s.anchor}">{escape(s.headline.question)}</a>'
-        f'<span class="answer-line">{escape(s.headline.answer)}</span>'
+        f'<a href="#{s.anchor}">{inline(s.headline.question)}</a>'
+        f'<span class="answer-line">{inline(s.headline.answer)}</span>'
         f"{verdict_html(s.headline)}</li>"
         for s in stories
     )

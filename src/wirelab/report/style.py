@@ -109,7 +109,9 @@ p.verdict { margin: 6px 0; }
 .outcome.unresolved { background: var(--warn); }
 table.anchors { width: 100%; }
 table.anchors caption { font-family: inherit; color: var(--dim); font-weight: 500; }
-table.anchors th { white-space: nowrap; }
+table.anchors thead th { white-space: nowrap; }
+.answer code, ul.overview code, table.summary code { overflow-wrap: anywhere; }
+p.from { font-size: 0.85rem; margin: 2px 0; }
 table.anchors tr.this th, table.anchors tr.this td { font-weight: 700; }
 table.anchors td.cite { color: var(--dim); font-size: 0.8rem; }
 .evidence { margin-top: 8px; }

@@ -14,6 +14,7 @@ A new headline is one module holding its `HeadlineEntry` plus one line here::
 from __future__ import annotations
 
 from wirelab.registry import Registry
+from wirelab.report.committed import CommittedRun
 from wirelab.report.headlines.base import HeadlineEntry
 
 HEADLINES = Registry[HeadlineEntry]("headline")
@@ -25,6 +26,7 @@ HEADLINES.add("fly-taxis", f"{_H}.fly_taxis:TAXIS", "closed-loop odour taxis aga
 HEADLINES.add("fly-lateralization", f"{_H}.fly_lateralization:LATERAL", "DN response by side")
 HEADLINES.add("fly-turns", f"{_H}.fly_turns:TURNS", "left, right and control flies over seeds")
 HEADLINES.add("logic-train", f"{_H}.logic_train:LOGIC", "logic gate network: accuracy, FPGA fit")
+HEADLINES.add("logic-up5k", f"{_H}.logic_up5k:UP5K", "the whole classifier on one iCE40 UP5K")
 HEADLINES.add("attention-pooling", f"{_H}.attention_pooling:POOLING", "attention vs mean pooling")
 HEADLINES.add("sweep", f"{_H}.sweep:SWEEP", "a sweep: its results table and summary plot")
 
@@ -32,3 +34,8 @@ HEADLINES.add("sweep", f"{_H}.sweep:SWEEP", "a sweep: its results table and summ
 def entries() -> list[HeadlineEntry]:
     """Every registered entry, in registration order (lazy entries imported now)."""
     return [HEADLINES.get(name) for name in HEADLINES.names()]
+
+
+def committed() -> list[CommittedRun]:
+    """The committed runs every entry lists (`HeadlineEntry.committed`), in registration order."""
+    return [c for e in entries() for c in e.committed]

@@ -17,6 +17,7 @@ from typing import Any
 from wirelab.report.headlines.base import Comparison, Headline, HeadlineEntry
 from wirelab.report.headlines.values import dig, number, pct, plural
 from wirelab.report.runs import Run
+from wirelab.report.words import pooling_method
 
 Z95 = 1.96
 QUESTION = "Does attention pooling ignore distractors that mean pooling cannot?"
@@ -44,7 +45,7 @@ def _comparisons(
                 figure = f"{pct(acc, 1)}" + (f" ± {100 * sd:.1f}" if sd else "")
                 out.append(
                     Comparison(
-                        f"{method}, {c} distractors",
+                        f"{pooling_method(method)}, {c} distractors",
                         figure,
                         "mean ± sd over seeds, this run",
                         method == best and c == n,
@@ -93,8 +94,8 @@ def pooling(run: Run) -> Headline | None:
         f"points (binomial, {plural(seeds_n, 'seed')} x {bags:,} test bags)"
     )
     if bags == 0:
-        uncertainty = "no test_bags in config.json: no interval"
-    answer = f"{best} {pct(a, 1)} vs mean pooling {pct(b, 1)} with {n} distractors"
+        uncertainty = "the run does not record its number of test bags: no interval"
+    answer = f"{pooling_method(best)} {pct(a, 1)} vs mean pooling {pct(b, 1)} with {n} distractors"
     if bags and diff - half > 0:
         outcome = "yes"
         verdict = (

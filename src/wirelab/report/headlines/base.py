@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from wirelab.anchors import Anchor
+from wirelab.report.committed import CommittedRun
 from wirelab.report.runs import Run
 
 OUTCOMES = ("yes", "no", "unresolved", "info")  # the verdict's CSS class
@@ -77,13 +78,16 @@ class HeadlineEntry:
     starts with it is answered too (a command whose arguments follow, a grid file). ``answer`` is
     ``(run) -> Headline | None`` for one complete run; ``group`` (optional) is ``(runs) ->
     [(Headline, runs)]``, asked first with all complete runs of the type when there are at least
-    two, each run it takes then answered by the group alone.
+    two, each run it takes then answered by the group alone. ``committed``: result directories
+    of this type committed under ``docs/figures`` that the tour's page shows beside its own runs
+    (`wirelab.report.committed`).
     """
 
     run_type: str
     answer: HeadlineFn
     group: GroupFn | None = None
     prefix: bool = False
+    committed: tuple[CommittedRun, ...] = ()
 
     def answers(self, run: Run) -> bool:
         """Whether ``run`` is of this entry's run type (its recorded command)."""

@@ -15,6 +15,7 @@ from typing import Any
 from wirelab.report.headlines.base import Comparison, Headline, HeadlineEntry
 from wirelab.report.headlines.values import dig, number, plural
 from wirelab.report.runs import Run
+from wirelab.report.words import normalisation, plain
 
 QUESTION = "Does one-sided sensory input drive the same side's descending neurons (DN-VNC) more?"
 NEEDED = ("contrast", "ci_low", "ci_high")
@@ -62,7 +63,8 @@ def lateralization(run: Run) -> Headline | None:
         return None
     r = min(rows, key=_rank)
     c, lo, hi = float(r["contrast"]), float(r["ci_low"]), float(r["ci_high"])
-    what = f"{r.get('modality')} sensory neurons, gain {r.get('gain')}, {r.get('normalize')}"
+    neurons = f"{plain(r.get('modality'))} sensory neurons"
+    what = f"{neurons}, gain {r.get('gain')}, {normalisation(r.get('normalize'))}"
     outcome, verdict = _verdict(rows, lo, hi)
     comparisons = [Comparison("connectome", f"C = {c:+.3f}", what + ", this run", True)]
     mean, sd = number(r.get("null_mean")), number(r.get("null_std"))

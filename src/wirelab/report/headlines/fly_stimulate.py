@@ -17,6 +17,7 @@ from typing import Any
 from wirelab.report.headlines.base import Comparison, Headline, HeadlineEntry
 from wirelab.report.headlines.values import dig, interval, number, plural
 from wirelab.report.runs import Run
+from wirelab.report.words import code
 
 VISIBLE_TURN_DEG = 20.0  # a heading difference a viewer sees in the video
 STIM_QUESTION = "Does stimulating the left or the right side turn the fly?"
@@ -44,7 +45,8 @@ def stimulate(run: Run) -> Headline | None:
     li = number(dig(m, "lateralization_index"))
     answer = f"{side} stimulation: heading {turn_words(turn)}"
     ci, seeds = interval(m, "heading_change_deg_ci"), _seeds(m)
-    missing = [] if ci else ["(metrics.json, heading_change_deg_ci)"]
+    where = f"{code('heading_change_deg_ci')} in {code('metrics.json')}"
+    missing = [] if ci else [f"the 95% CI of the heading change over seeds ({where})"]
     if ci:
         uncertainty = f"95% CI [{ci[0]:+.1f}°, {ci[1]:+.1f}°] over {plural(seeds, 'seed')}"
     else:

@@ -14,6 +14,7 @@ from typing import Any
 from wirelab.report.headlines.base import Comparison, Headline, HeadlineEntry
 from wirelab.report.headlines.values import dig, interval, number, plural, wilson
 from wirelab.report.runs import Run
+from wirelab.report.words import taxis_condition
 
 QUESTION = "Does the connectome reservoir steer the fly to the odour source?"
 BASELINES = ("constant", "random")  # the policies that know nothing of the odour
@@ -70,7 +71,7 @@ def taxis(run: Run) -> Headline | None:
         if name != "connectome":
             q, qlo, qhi, qn = rate(r)
             figure = f"{100 * q:.0f}% [{100 * qlo:.0f}, {100 * qhi:.0f}]"
-            comparisons.append(Comparison(name, figure, f"{qn} trials, this run"))
+            comparisons.append(Comparison(taxis_condition(name), figure, f"{qn} trials, this run"))
     outcome, verdict = _verdict(lo, hi, by)
     plots = ("success_rate", "trajectories")
     return Headline(QUESTION, answer, uncertainty, verdict, outcome, comparisons, plots=plots)

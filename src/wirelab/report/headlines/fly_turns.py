@@ -26,6 +26,7 @@ from wirelab.report.headlines.reservoir_run import ALPHA
 from wirelab.report.headlines.resolution import Resolution
 from wirelab.report.headlines.values import dig, number, plural
 from wirelab.report.runs import Run
+from wirelab.report.words import fly_model
 
 QUESTION = (
     "Do left and right stimulation turn the fly opposite ways, against a no-stimulation control "
@@ -42,7 +43,7 @@ FLYGYM_STUDY = Resolution(
     "L − R −104.0° [−121.2°, −86.7°] for the connectome over 8 seeds on NeuroMechFly "
     "(flygym 1.2.1): left −44.3°, right +59.7° minus the control",
     "yes",
-    "docs/figures/fly/turns_flygym_all_models.png; README, Does the connectome turn the fly?",
+    "`docs/figures/fly/turns_flygym_all_models.png`; README, Does the connectome turn the fly?",
 )
 NULL_STUDY = Resolution(
     "wirelab fly turns --body kinematic --seeds 2 --models row,null --nulls 20 --null-seeds 2 "
@@ -127,12 +128,14 @@ def turns(run: Run) -> Headline | None:
     if d is None or lo is None or hi is None or lm is None or rm is None:
         return None
     n = int(number(dig(diff, "n")) or 0)
-    answer = f"L − R {d:+.1f}°; minus control: left {lm:+.1f}°, right {rm:+.1f}° ({model})"
+    answer = (
+        f"L − R {d:+.1f}°; minus control: left {lm:+.1f}°, right {rm:+.1f}° ({fly_model(model)})"
+    )
     uncertainty = f"95% CI of L − R [{lo:+.1f}°, {hi:+.1f}°] over {plural(n, 'seed')}"
     outcome, verdict = _verdict(d, lo, hi, lm, rm)
     comparisons = [
         Comparison(
-            f"{c} ({m})",
+            f"{c} ({fly_model(m)})",
             f"{number(dig(r, 'minus_control', 'mean')) or 0:+.1f}° vs control",
             "this run",
             True,

@@ -19,13 +19,14 @@ from wirelab.report.headlines.base import Comparison, Headline, HeadlineEntry
 from wirelab.report.headlines.resolution import Resolution
 from wirelab.report.headlines.values import dig, number, pct, read_side_json, wilson
 from wirelab.report.runs import Run
+from wirelab.report.words import code, times
 
 FPGA = "ice40-up5k"
 SYNTH_STUDY = Resolution(
     "wirelab logic synth RUN --pnr --clock 12",
     "the 972-gate 0-vs-1 circuit (99.86%) fits: 1,836 of 5,280 cells, Fmax 17.8 MHz (12 MHz met)",
     "yes",
-    "README, On a chip; docs/logic-circuits.md",
+    "README, On a chip; `docs/logic-circuits.md`",
 )
 PNR_KEYS = ("fmax_mhz", "clock_mhz", "timing_met", "images_per_s")  # from place and route
 
@@ -78,10 +79,15 @@ def _fpga(run: Run) -> tuple[dict[str, Any], list[str]]:
     cells = _pnr(entry, "logic_cells")
     out["logic_cells"] = number(dig(cells, "used")) if isinstance(cells, dict) else number(cells)
     missing = []
+    synth_json = code("synth.json")
     if luts is None:
-        missing.append(f"(synth.json, {FPGA}.luts)")
+        missing.append(
+            f"the circuit's LUT4 count on the UP5K ({code(FPGA + '.luts')} in {synth_json})"
+        )
     if number(out["fmax_mhz"]) is None:
-        missing.append(f"(synth.json, {FPGA}.fmax_mhz)")
+        missing.append(
+            f"its placed-and-routed clock, Fmax ({code(FPGA + '.fmax_mhz')} in {synth_json})"
+        )
     return out, missing
 
 
@@ -136,8 +142,8 @@ def _against_anchor(task: str | None, lo: float, hi: float, gates: int) -> tuple
         return [], "info"
     rel = _relation(lo, hi, ref.value)
     who = "the seed" if ref.source == "seed" else ref.who
-    size = f"{gates / (ref.gates or gates):.2g}x"
-    return [f"{rel} {who}'s {ref.figure()} with {ref.size} ({size})"], (
+    size = times(gates, ref.gates or gates, "gates")
+    return [f"{rel} {who}'s {ref.figure()} with {ref.size}, using {size}"], (
         "no" if rel == "below" else "yes"
     )
 
@@ -164,7 +170,8 @@ def _fits(fpga: dict[str, Any], outcome: str) -> tuple[str, str]:
     answers)."""
     words = fits_words(fpga)
     if words is None:
-        return f"not synthesised for the UP5K (wirelab logic synth RUN --target {FPGA})", outcome
+        command = code(f"wirelab logic synth RUN --target {FPGA}")
+        return f"not synthesised for the UP5K ({command})", outcome
     return f"{words[0]} the UP5K: {words[1]}", outcome if fpga["fits"] else "no"
 
 
@@ -192,8 +199,9 @@ def logic(run: Run) -> Headline | None:
         answer += f"; {words[0]}: {words[1]}" if words else ""
     elif task == "mnist10":
         question = "How accurate is a 10-class MNIST logic gate network for its number of gates?"
+        missing = []  # the question is the accuracy; the chip is the up5k run's card
     else:
-        question = f"How accurate is the logic gate network on {dig(m, 'dataset')}?"
+        question = f"How accurate is the logic gate network on {code(dig(m, 'dataset'))}?"
         missing = []
     verdict = "; ".join(parts) + "." if parts else f"{pct(acc)} on the test set."
     h = Headline(

@@ -16,6 +16,7 @@ from wirelab.anchors import anchors_for
 from wirelab.report.headlines.base import Comparison, Headline, HeadlineEntry
 from wirelab.report.headlines.values import dig, number, plural
 from wirelab.report.runs import Run
+from wirelab.report.words import code, score
 from wirelab.reservoir.nulls import DEFAULT_NULLS, NULLS
 from wirelab.reservoir.tasks import labelled_metrics, metric_of
 
@@ -30,14 +31,14 @@ def task_words(task: str) -> str:
     summary), as the question says it (``remember more``): the words of its `Metric`
     (`wirelab.reservoir.tasks`); ``score better on TASK`` for one without words."""
     metric = metric_of(task)
-    return metric.words if metric is not None and metric.words else f"score better on {task}"
+    return metric.words if metric is not None and metric.words else f"score better on {code(task)}"
 
 
 def null_words(kind: str) -> str:
     """The null model ``kind`` as the question names it (``degree-preserving``): its entry's
     words (`wirelab.reservoir.nulls.NULLS`), else its name."""
     words = NULLS.get(kind).words if kind in NULLS else ""
-    return words or kind
+    return words or code(kind)
 
 
 def preferred_tasks() -> list[str]:
@@ -50,7 +51,7 @@ def preferred_tasks() -> list[str]:
 
 def _connectome(config: dict[str, Any]) -> str:
     name = dig(config, "config", "connectome") or dig(config, "connectome") or "larva"
-    return "the larval connectome" if name == "larva" else f"the {name} connectome"
+    return "the larval connectome" if name == "larva" else f"the {code(name)} connectome"
 
 
 def _p_text(p: float, n: int) -> str:
@@ -59,9 +60,9 @@ def _p_text(p: float, n: int) -> str:
     return f"p = {p:.2g} ({plural(n, 'null')}{note})"
 
 
-def _verdict(s: dict[str, Any], score: float, metric: str, nulls: str) -> tuple[str, str, str]:
-    """(uncertainty, outcome, verdict) of the task's summary ``s`` for the connectome's
-    ``score``: the p-value against the nulls decides."""
+def _verdict(s: dict[str, Any], value: float, metric: str, nulls: str) -> tuple[str, str, str]:
+    """(uncertainty, outcome, verdict) of the task's summary ``s`` for the connectome's score
+    ``value`` (``metric`` in words): the p-value against the nulls decides."""
     mean, p, n = number(dig(s, "null_mean")), number(dig(s, "p_value")), dig(s, "n_nulls")
     n = int(number(n) or 0)
     if mean is None or p is None or n == 0:
@@ -74,19 +75,19 @@ def _verdict(s: dict[str, Any], score: float, metric: str, nulls: str) -> tuple[
     z, p_own = number(dig(s, "z")), number(dig(s, "p_value_own_best_alpha"))
     uncertainty = _p_text(p, n) + (f"; z = {z:+.2f}" if z is not None else "")
     if p_own is not None:
-        uncertainty += f"; every network at its own best alpha: p = {p_own:.2g}"
-    better = score > mean if hib else score < mean
+        uncertainty += f"; every network at its own best gain: p = {p_own:.2g}"
+    better = value > mean if hib else value < mean
     word = "above" if hib else "below"
     if better and p <= ALPHA:
-        verdict = f"Yes: {score:.3g} is {word} the null mean {mean:.3g}, p = {p:.2g} ≤ {ALPHA}."
+        verdict = f"Yes: {value:.3g} is {word} the null mean {mean:.3g}, p = {p:.2g} ≤ {ALPHA}."
         return uncertainty, "yes", verdict
     if better:
         verdict = (
-            f"Not shown: {score:.3g} is {word} the null mean {mean:.3g}, but p = {p:.2g} "
+            f"Not shown: {value:.3g} is {word} the null mean {mean:.3g}, but p = {p:.2g} "
             f"> {ALPHA} with {plural(n, 'null')}."
         )
         return uncertainty, "unresolved", verdict
-    return uncertainty, "no", f"No: {metric} {score:.3g} is not {word} the null mean {mean:.3g}."
+    return uncertainty, "no", f"No: {metric} {value:.3g} is not {word} the null mean {mean:.3g}."
 
 
 def reservoir(run: Run) -> Headline | None:
@@ -96,26 +97,27 @@ def reservoir(run: Run) -> Headline | None:
         return None
     task = next((t for t in preferred_tasks() if t in summary), sorted(summary)[0])
     s = summary[task]
-    score, metric = number(dig(s, "connectome")), dig(s, "metric") or task
-    if score is None:
+    value, metric = number(dig(s, "connectome")), score(dig(s, "metric") or task)
+    if value is None:
         return None
     kind = dig(run.config, "config", "null_models", 0) or DEFAULT_NULLS[0]
     nulls = null_words(str(kind))
     who = _connectome(run.config)
     question = f"Does {who} {task_words(task)} than its {nulls} nulls?"
     alpha = number(dig(s, "best_alpha"))
-    answer = f"{metric} {score:.3g}" + (f" at alpha {alpha:g}" if alpha is not None else "")
+    answer = f"{metric} {value:.3g}" + (f" at gain {alpha:g}" if alpha is not None else "")
     mean, sd = number(dig(s, "null_mean")), number(dig(s, "null_std"))
     n = int(number(dig(s, "n_nulls")) or 0)
     p = number(dig(s, "p_value"))
-    missing = [] if p is not None else [f"(metrics.json, summary.{task}.p_value)"]
-    comparisons = [Comparison(who.removeprefix("the "), f"{score:.3g}", "this run", True)]
+    where = code(f"summary.{task}.p_value") + " in " + code("metrics.json")
+    missing = [] if p is not None else [f"the p-value against the nulls ({where})"]
+    comparisons = [Comparison(who.removeprefix("the "), f"{value:.3g}", "this run", True)]
     if mean is not None:
         comparisons.append(
             Comparison(f"{nulls} nulls", f"{mean:.3g} ± {sd or 0:.2g}", f"mean ± sd of {n}, run")
         )
     comparisons += [Comparison.of(a) for a in anchors_for(task)]
-    uncertainty, outcome, verdict = _verdict(s, score, metric, nulls)
+    uncertainty, outcome, verdict = _verdict(s, value, metric, nulls)
     return Headline(
         question,
         answer,

@@ -21,7 +21,8 @@ WORDS = {"yes": "Yes", "no": "No"}
 class Resolution:
     """A committed study's answer to a question: ``command`` (what to type), ``found`` (its
     figure, in words), ``outcome`` (``yes`` or ``no``) and ``source`` (where the figure is
-    committed: a file under docs/figures or a README section)."""
+    committed: a file under docs/figures or a README section; a path quoted in backticks, which
+    the page shows as code)."""
 
     command: str
     found: str
@@ -38,7 +39,7 @@ class Resolution:
             f"{WORDS[self.outcome]}, resolved by `{self.command}`, which found {self.found} "
             f"({self.source}). This run alone does not decide it: {why}"
         )
-        beside = Comparison("the resolving study", self.found, f"{self.command}; {self.source}")
+        beside = Comparison("the resolving study", self.found, f"`{self.command}`; {self.source}")
         return replace(
             h, verdict=verdict, outcome=self.outcome, comparisons=[*h.comparisons, beside]
         )

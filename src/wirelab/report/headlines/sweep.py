@@ -14,6 +14,7 @@ from wirelab.report.headlines.base import Headline, HeadlineEntry
 from wirelab.report.headlines.values import dig, number, plural
 from wirelab.report.reading import file_size, read_text
 from wirelab.report.runs import Run
+from wirelab.report.words import code
 
 MAX_CSV_BYTES = 2 * 1024 * 1024
 
@@ -44,8 +45,8 @@ def sweep(run: Run) -> Headline | None:
     if points is None or ok is None:
         return None
     metric = dig(run.metrics, "metric") or dig(grid, "metric")
-    params = ", ".join(vary) or "its parameters"
-    question = f"How does {metric or 'the result'} change with {params}?"
+    params = ", ".join(code(v) for v in vary) or "its parameters"
+    question = f"How does {code(metric) if metric else 'the result'} change with {params}?"
     failed = int(points - ok)
     uncertainty = f"{int(ok)} of {plural(int(points), 'point')} complete"
     if "seed" in vary:
@@ -53,17 +54,18 @@ def sweep(run: Run) -> Headline | None:
     rows = [r for r in _read_csv(run, "results.csv") if r.get("status") == "ok"]
     vals = [(v, r) for r in rows if (v := _float(r.get(str(metric)))) is not None]
     if not metric or not vals:
-        answer = f"{plural(int(points), 'point')} of {dig(grid, 'command') or 'a command'}"
+        command = dig(grid, "command")
+        answer = f"{plural(int(points), 'point')} of {code(command) if command else 'a command'}"
         verdict = f"{int(ok)} complete, {failed} failed; no numeric metric to compare."
         outcome = "info" if not failed else "unresolved"
     else:
         (lo, rlo), (hi, rhi) = min(vals, key=lambda t: t[0]), max(vals, key=lambda t: t[0])
 
         def where(r: dict[str, str]) -> str:
-            at = ", ".join(f"{k}={r.get(k)}" for k in vary if k != "seed")
+            at = ", ".join(code(f"{k}={r.get(k)}") for k in vary if k != "seed")
             return at or f"point {r.get('index')}"
 
-        answer = f"{metric} from {lo:.4g} to {hi:.4g} over {plural(len(vals), 'point')}"
+        answer = f"{code(metric)} from {lo:.4g} to {hi:.4g} over {plural(len(vals), 'point')}"
         verdict = f"Highest at {where(rhi)} ({hi:.4g}), lowest at {where(rlo)} ({lo:.4g})"
         verdict += f"; {failed} points failed." if failed else "."
         outcome = "unresolved" if failed else "info"
