@@ -176,3 +176,34 @@ def test_the_up5k_cli_defaults_are_up5k_run_s() -> None:
     assert (params["classes_per_step"], params["slices"], params["head_pipeline"]) == head
     assert (params["head_kind"], params["shift_bits"]) == (DEFAULT_HEAD.kind, DEFAULT_HEAD.bits)
     assert UP5K_DEFAULTS["pnr"] is True  # --no-pnr is a flag: place and route unless given
+
+
+def _quickstart_train_options() -> dict[str, object]:
+    """The keyword arguments of the ``train(...)`` call in `wirelab.logic`'s quickstart."""
+    import ast
+
+    import wirelab.logic
+
+    code = wirelab.logic.__doc__.split("```python", 1)[1].split("```", 1)[0]
+    calls = [
+        n
+        for n in ast.walk(ast.parse(code))
+        if isinstance(n, ast.Call) and getattr(n.func, "id", None) == "train"
+    ]
+    assert len(calls) == 1 and not calls[0].args
+    return {k.arg: ast.literal_eval(k.value) for k in calls[0].keywords if k.arg}
+
+
+def test_the_quickstart_prints_the_cli_s_accuracy(tmp_path: Path) -> None:
+    pytest.importorskip("sklearn")
+    options = _quickstart_train_options()
+    flags: list[str] = []
+    for key, value in options.items():
+        if key == "quiet":
+            continue
+        text = ",".join(map(str, value)) if isinstance(value, list) else str(value)
+        flags += [f"--{key.replace('_', '-')}", text]
+    r = wirelab("logic", "train", *flags, "--out", tmp_path / "cli", "--quiet")
+    assert r.returncode == 0, r.stderr
+    cli = json.loads((tmp_path / "cli" / "metrics.json").read_text())
+    assert train(**options).accuracy == cli["accuracy_discrete"] > 0.8  # type: ignore[arg-type]

@@ -110,6 +110,13 @@ class Binarize(nn.Module):
 
     Bit ``f * T + t`` is ``x[f] > thresholds[f, t]`` (no gradient: the input is data).
     ``thermometer(F, T)`` uses ``T`` evenly spaced levels ``(t + 1) / (T + 1)`` on ``[0, 1]``.
+    Images ``(B, H, W)`` are flattened first, so it is the input step of a ``Sequential``.
+
+    Example:
+        >>> Binarize.fixed(64, threshold=0.5)(torch.rand(8, 8, 8)).shape
+        torch.Size([8, 64])
+        >>> Binarize.thermometer(64, levels=3)(torch.rand(8, 64)).shape
+        torch.Size([8, 192])
     """
 
     thresholds: torch.Tensor  # (F, T) buffer
