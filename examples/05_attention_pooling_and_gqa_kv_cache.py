@@ -25,6 +25,7 @@ import argparse
 import json
 import time
 from pathlib import Path
+from typing import Literal
 
 import numpy as np
 import torch
@@ -35,7 +36,7 @@ from wirelab.attention import AttentionPool, DecoderOnly, KVCache, MeanPool
 from wirelab.data import load_mnist
 
 
-def digits(split: str) -> tuple[Tensor, Tensor]:
+def digits(split: Literal["train", "test"]) -> tuple[Tensor, Tensor]:
     """MNIST through the data layer, average-pooled to 14x14 in [0, 1]: (N, 196), labels (N,)."""
     images, labels = load_mnist(split)  # (N, 28, 28) uint8, (N,)
     x = F.avg_pool2d(torch.tensor(images).float().div(255)[:, None], 2)  # (N, 1, 14, 14)
@@ -118,6 +119,7 @@ def decode_with_cache(model: DecoderOnly, prompt: Tensor, new: int) -> tuple[Ten
 def decoder_run(steps: int, data: dict[str, tuple[Tensor, Tensor]]) -> tuple[dict, Tensor]:
     torch.manual_seed(0)
     train = pixel_sequences(data["train"][0])
+    # 4 query heads of size 16 share 1 key/value head (multi-query; 2 would be grouped-query)
     model = DecoderOnly(vocab=3, dim=64, num_heads=4, num_layers=2, num_kv_heads=1, max_len=256)
     opt = torch.optim.AdamW(model.parameters(), lr=3e-3)
     gen = torch.Generator().manual_seed(0)
@@ -139,8 +141,8 @@ def decoder_run(steps: int, data: dict[str, tuple[Tensor, Tensor]]) -> tuple[dic
     t_uncached = time.perf_counter() - t0
     with torch.no_grad():
         full = model(cached[:, :-1])[:, prompt.shape[1] - 1 :]  # one uncached pass, (8, 98, 3)
-    kv = KVCache.size_for(8, model.layers[0].attn.num_kv_heads, 197, 16, torch.float32)
-    mha = KVCache.size_for(8, 4, 197, 16, torch.float32)
+    kv = KVCache.size_for(8, 1, 197, 16, torch.float32)  # (B, Hkv, T, D) keys + values
+    mha = KVCache.size_for(8, 4, 197, 16, torch.float32)  # multi-head: Hkv = H = 4
     bottom, truth = cached[:, 1 + 98 :], test[:, 1 + 98 :]
     result = {
         "final_train_loss": loss.item(),

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -35,7 +36,14 @@ from wirelab.fly import ConnectomeController, open_body, rerun_in_fly_env
 CONDITIONS = {"left": (1.0, 0.0), "control": (0.0, 0.0), "right": (0.0, 1.0)}  # u = [left, right]
 
 
-def walk(condition: str, settle: float, duration: float, video: Path) -> dict[str, object]:
+@dataclass
+class Walk:
+    time: np.ndarray  # (S,) s, after each controller update
+    heading_deg: np.ndarray  # (S,) counter-clockwise positive
+    turn_deg: float  # heading change from stimulus onset to the end
+
+
+def walk(condition: str, settle: float, duration: float, video: Path) -> Walk:
     """One filmed walk: resting input for ``settle`` s, then the condition's input."""
     controller = ConnectomeController.from_connectome("larva")  # olfactory in, DN-VNC out
     # play_speed 0.2: the video runs five times slower than the fly
@@ -52,10 +60,10 @@ def walk(condition: str, settle: float, duration: float, video: Path) -> dict[st
             headings.append(float(obs.heading))
     t, h = np.array(times), np.degrees(headings)
     onset = int(np.searchsorted(t, settle - 1e-9))  # the stimulus comes on at t[onset]
-    return {"time": t, "heading_deg": h, "turn_deg": float(h[-1] - h[onset])}
+    return Walk(t, h, float(h[-1] - h[onset]))
 
 
-def plot(runs: dict[str, dict[str, object]], settle: float, path: Path) -> None:
+def plot(runs: dict[str, Walk], settle: float, path: Path) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -63,7 +71,7 @@ def plot(runs: dict[str, dict[str, object]], settle: float, path: Path) -> None:
 
     fig, ax = plt.subplots(figsize=(5.5, 3.2))
     for name, r in runs.items():
-        ax.plot(r["time"], r["heading_deg"], label=f"{name}: {r['turn_deg']:+.1f}°")
+        ax.plot(r.time, r.heading_deg, label=f"{name}: {r.turn_deg:+.1f}°")
     ax.axvline(settle, color="grey", ls=":", lw=1)
     ax.set_xlabel("time (s); stimulus on at the dotted line")
     ax.set_ylabel("heading (deg, CCW +)")
@@ -81,19 +89,19 @@ def main() -> None:
 
     settle, duration = (0.2, 0.3) if args.small else (1.0, 2.0)
     args.out.mkdir(parents=True, exist_ok=True)
-    runs = {}
+    runs: dict[str, Walk] = {}
     for condition in CONDITIONS:
         video = args.out / f"{condition}.mp4"
         runs[condition] = walk(condition, settle, duration, video)
-        print(f"{condition:>7}: turn {runs[condition]['turn_deg']:+6.1f} deg   video {video}")
+        print(f"{condition:>7}: turn {runs[condition].turn_deg:+6.1f} deg   video {video}")
 
-    control = runs["control"]["turn_deg"]
+    control = runs["control"].turn_deg
     print(
-        f"stimulus minus control: left {runs['left']['turn_deg'] - control:+.1f} deg, "
-        f"right {runs['right']['turn_deg'] - control:+.1f} deg (CCW +, after {duration:g} s)"
+        f"stimulus minus control: left {runs['left'].turn_deg - control:+.1f} deg, "
+        f"right {runs['right'].turn_deg - control:+.1f} deg (CCW +, after {duration:g} s)"
     )
     plot(runs, settle, args.out / "headings.png")
-    summary = {c: r["turn_deg"] for c, r in runs.items()}
+    summary = {c: r.turn_deg for c, r in runs.items()}
     (args.out / "turns.json").write_text(
         json.dumps({"settle_s": settle, "duration_s": duration, "turn_deg": summary}, indent=1)
     )

@@ -25,6 +25,7 @@ from functools import cache
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 import scipy.sparse as sp
 
 from wirelab.data.connectomes import Connectome, load_connectome
@@ -177,7 +178,7 @@ class ConnectomeController:
         )  # (B, 2)
         return dn, x[:, self.pops.features]  # (B, 2), (B, F)
 
-    def step(self, sensory: np.ndarray | list[float]) -> np.ndarray:
+    def step(self, sensory: npt.ArrayLike) -> np.ndarray:
         """One update through the mapping: ``sensory`` ``[left, right]`` ``(2,)`` or
         ``(flies, 2)`` -> drive ``(2,)`` or ``(flies, 2)``, to hold for `steps_per_update`
         body steps. Equal to `update` on ``mapping.inputs(sensory)`` followed by the mapping."""
