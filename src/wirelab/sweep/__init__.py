@@ -16,7 +16,7 @@ Quickstart (the commands a grid expands to; ``run_sweep`` runs them):
 from wirelab.sweep import display_argv, parse_grid, planned_commands
 
 grid = parse_grid({
-    "sweep": {"command": "wirelab reservoir run", "metric": "memory-capacity.connectome"},
+    "sweep": {"command": "wirelab reservoir run", "metric": "summary.memory-capacity.connectome"},
     "fixed": {"task": "memory-capacity", "connectome": "larva", "nulls": 2, "quick": True},
     "vary": {"alpha": [0.5, 1.0], "seed": {"range": [0, 2]}},
 })
