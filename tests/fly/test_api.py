@@ -96,3 +96,11 @@ def test_stimulation_sides_come_from_the_connectome_sides() -> None:
     side = next(p for p in stimulate_cmd.params if p.name == "side")
     assert list(side.type.choices) == list(STIMULI)  # type: ignore[attr-defined]
     assert STIMULI["both"] == (1.0,) * len(SIDES)
+
+
+def test_open_body_flygym_in_the_fly_environment(flygym2_ok: None) -> None:
+    with open_body("flygym", seed=0) as body:
+        obs = body.reset()
+        for _ in range(100):  # 10 ms of physics
+            obs = body.act([1.0, 1.0])
+    assert obs.time == pytest.approx(0.01) and np.isfinite(obs.position).all()
