@@ -107,7 +107,7 @@ def example_section(path: Path) -> str:
             f"Run it from the repository root: `python {rel}` (the real result) or "
             f"`python {rel} --small` (the size CI runs); files go under `--out`.",
             "",
-            f'??? example "{rel}"',
+            f'???+ example "{rel}"',
             "",
             "    ```python",
             *[f"    {ln}" if ln else "" for ln in source.splitlines()],
