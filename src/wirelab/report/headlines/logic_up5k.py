@@ -138,8 +138,10 @@ def up5k(run: Run) -> Headline | None:
         verdict += f" Made by {code(line)}."
     this = f"{pct(acc)}" + (f", {cells:,} of {available:,} cells" if routed else "")
     comparisons = [Comparison("this circuit", this, "C back end on the MNIST test set", True)]
-    anchors = anchors_for("ice40-up5k") + (anchors_for("mnist10") if classes == 10 else [])
-    comparisons += [Comparison.of(a) for a in anchors]
+    comparisons += [
+        Comparison(a.who, f"{a.figure()} {a.metric}", a.citation) for a in anchors_for("ice40-up5k")
+    ]
+    comparisons += [Comparison.of(a) for a in (anchors_for("mnist10") if classes == 10 else [])]
     return Headline(
         question,
         answer,
