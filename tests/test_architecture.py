@@ -165,7 +165,6 @@ NOT_ENTRIES = {
     ("cli.py", "sweep"),
     ("report/html.py", "sweep"),
     ("report/runs.py", "sweep"),
-    ("sweep/executors.py", "sweep"),
     ("sweep/cli.py", "sweep"),
     ("sweep/grid.py", "sweep"),
 }
