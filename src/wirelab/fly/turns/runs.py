@@ -24,21 +24,18 @@ from typing import Any
 
 import numpy as np
 
+from wirelab.data.connectomes import SIDES
 from wirelab.errors import UsageError
-from wirelab.fly.bodies import body_class
-from wirelab.fly.controller import (
-    ConnectomeController,
-    ControllerConfig,
-    cached_connectome,
-    model_weights,
-)
+from wirelab.fly.bodies import body_class, open_body
+from wirelab.fly.controller import ConnectomeController, ControllerConfig
 from wirelab.fly.loop import run_loop
 from wirelab.fly.mapping import FixedMapping
 from wirelab.fly.store import fingerprint, load_item, save_item
 
 RUNS = "runs"  # the study's folder of finished runs
 ARRAYS = ("time", "heading", "position")
-CONDITIONS = {"left": (1.0, 0.0), "right": (0.0, 1.0), "control": (0.0, 0.0)}
+# the stimulated side (u = 1 on that side's sensory neurons), or none: u = [left, right]
+CONDITIONS = {**{s: tuple(float(s == t) for t in SIDES) for s in SIDES}, "control": (0.0, 0.0)}
 MODEL_HELP = (
     "row (the connectome, row-normalised), spectral (spectral radius 1), mirror (left-right "
     "mirrored, row), null (degree-preserving rewirings, row)"
@@ -110,26 +107,20 @@ def run_one(spec: RunSpec) -> dict[str, Any]:
     import dataclasses
 
     t_start = time.perf_counter()
-    con = cached_connectome(spec.connectome)
     normalize = "spectral" if spec.model == "spectral" else "row"
     ctrl_cfg = dataclasses.replace(spec.controller, normalize=normalize)
-    ctrl = ConnectomeController(
-        con,
-        ctrl_cfg,
-        batch=spec.mapping.networks_per_fly,
-        weights=model_weights(spec.connectome, spec.model),
-    )
-    cls = body_class(spec.body)
+    ctrl = ConnectomeController.from_connectome(
+        spec.connectome, ctrl_cfg, mapping=spec.mapping, model=spec.model
+    )  # row/spectral: the connectome's weights; mirror, null-i: model_weights
     kwargs: dict[str, Any] = {"seed": spec.seed}
-    if cls.renders_video:
+    if body_class(spec.body).renders_video:
         kwargs.update(timestep=spec.timestep, keep_frames=spec.frames)
         kwargs.update(frame_every=spec.frame_every, frame_size=spec.frame_size)
-    body: Any = cls(**kwargs)
     stim = np.array([CONDITIONS[spec.condition]])  # (1, 2)
     off = np.zeros((1, 2))
-    onset = spec.settle - 0.5 * ctrl.steps_per_update(body.dt) * body.dt
-    t_setup = time.perf_counter()
-    try:
+    with open_body(spec.body, **kwargs) as body:
+        onset = spec.settle - 0.5 * ctrl.steps_per_update(body.dt) * body.dt
+        t_setup = time.perf_counter()
         trace = run_loop(
             body,
             spec.settle + spec.duration,
@@ -137,11 +128,9 @@ def run_one(spec: RunSpec) -> dict[str, Any]:
             decide=lambda obs, u, dn, f: spec.mapping(dn, f),  # type: ignore[arg-type]
             controller=ctrl,
         )
-        frames = body.frames if spec.frames else None
+        frames = getattr(body, "frames", None) if spec.frames else None
         render_s = float(getattr(body, "render_s", 0.0))
         n_frames = int(getattr(body, "frames_rendered", 0))
-    finally:
-        body.close()
     t_end = time.perf_counter()
     time_s = np.append(trace.time, trace.time[-1] + (trace.time[1] - trace.time[0]))
     heading = np.append(trace.heading[:, 0], np.asarray(trace.extra["final_heading"])[0])

@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
+from wirelab.data.connectomes import SIDES
 from wirelab.errors import UsageError
 from wirelab.fly.bodies import body_class, executor
 from wirelab.fly.controller import ControllerConfig
@@ -105,7 +106,7 @@ class TurnsConfig:
         for m in names:
             n = self.null_seeds if (m.startswith("null-") and self.null_seeds) else self.seeds
             for s in range(n):
-                for c in ("left", "right"):
+                for c in SIDES:
                     video = self.video and s == 0 and m == names[0]
                     out.append(replace(base, model=m, condition=c, seed=s, frames=video))
         return out
@@ -128,9 +129,9 @@ def summarize(runs: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     for m in models:
         turn = {
             c: {r["seed"]: r["turn_deg"] for r in runs if r["model"] == m and r["condition"] == c}
-            for c in ("left", "right")
+            for c in SIDES
         }
-        for c in ("left", "right"):
+        for c in SIDES:
             seeds = sorted(turn[c])
             rows.append(
                 {

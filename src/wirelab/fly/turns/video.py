@@ -14,6 +14,7 @@ from typing import Any, cast
 
 import numpy as np
 
+from wirelab.data.connectomes import SIDES
 from wirelab.plotting import pyplot
 
 ORDER = ("left", "control", "right")
@@ -63,10 +64,10 @@ def heading_plot(runs: Sequence[Mapping[str, Any]], model: str, settle: float) -
 
 def turn_plot(table: Sequence[Mapping[str, Any]]) -> Any:
     """Mean turn minus control with its 95% CI per model, left and right side by side."""
-    rows = [r for r in table if r["condition"] in ("left", "right")]
+    rows = [r for r in table if r["condition"] in SIDES]
     models = list(dict.fromkeys(r["model"] for r in rows))
     fig, ax = pyplot().subplots(figsize=(max(5, 1.1 * len(models) + 2), 3.8))
-    for j, c in enumerate(("left", "right")):
+    for j, c in enumerate(SIDES):
         for i, m in enumerate(models):
             r = next(x for x in rows if x["model"] == m and x["condition"] == c)
             d = r["minus_control"]
