@@ -1,14 +1,11 @@
 """A training run stopped just after a checkpoint, as a kill leaves it (for the resume tests)."""
 
-import importlib
 from pathlib import Path
 
 import pytest
 
-from wirelab.logic.train import TrainConfig
-
-# the module (the package's ``train`` is the function `wirelab.logic.api.train`)
-train_mod = importlib.import_module("wirelab.logic.train")
+from wirelab.logic import training as train_mod
+from wirelab.logic.training import TrainConfig
 
 
 class Interrupt(Exception):

@@ -13,7 +13,7 @@ from wirelab.logic.anneal import connection_tau, ramp_width, set_progress
 from wirelab.logic.layers import Binarize
 from wirelab.logic.learned import LearnedLogicDense
 from wirelab.logic.model import LogicNet
-from wirelab.logic.train import TrainConfig, checkpoint_config, run
+from wirelab.logic.training import TrainConfig, checkpoint_config, run
 
 
 @settings(max_examples=50, deadline=None)

@@ -52,7 +52,7 @@ def test_training_reads_the_shifted_batches(tmp_path) -> None:
 
     pytest.importorskip("sklearn")
     from wirelab.logic.config import TrainConfig
-    from wirelab.logic.train import run
+    from wirelab.logic.training import run
 
     base = {"dataset": "digits", "steps": 10, "eval_every": 10, "batch_size": 16, "threads": 1}
     base["model"] = {"dense": [60, 60], "tau": 3.0}

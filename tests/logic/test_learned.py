@@ -22,7 +22,7 @@ from wirelab.logic.layers import LogicDense
 from wirelab.logic.learned import LearnedLogicDense, make_candidates
 from wirelab.logic.model import LogicNet
 from wirelab.logic.spec import ADDED_DEFAULTS
-from wirelab.logic.train import TrainConfig
+from wirelab.logic.training import TrainConfig
 
 
 def test_nearest_gate_maps_every_gate_to_itself():

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from tests.logic.killed import run_until_checkpoint
 from wirelab.logic.model import LogicNet
 from wirelab.logic.topk import TopKLogicDense, rewire_model
-from wirelab.logic.train import TrainConfig
+from wirelab.logic.training import TrainConfig
 
 
 def _perturb(layer: TopKLogicDense, gen: torch.Generator, scale: float) -> None:

@@ -10,7 +10,7 @@ import pytest
 
 from tests.clirun import REPO, one_line_error, wirelab
 from wirelab.logic.discrete import DiscreteLogicNet
-from wirelab.logic.train import TrainConfig, checkpoint_config, run
+from wirelab.logic.training import TrainConfig, checkpoint_config, run
 
 pytest.importorskip("sklearn")  # the digits dataset ships inside scikit-learn
 

@@ -11,7 +11,7 @@ from tests.logic.killed import Interrupt, run_until_checkpoint
 from wirelab.errors import UsageError
 from wirelab.logic.checkpoint import init_weights, load_checkpoint, load_model
 from wirelab.logic.discrete import DiscreteLogicNet
-from wirelab.logic.train import TrainConfig, checkpoint_config, run
+from wirelab.logic.training import TrainConfig, checkpoint_config, run
 
 pytest.importorskip("sklearn")  # the digits dataset ships inside scikit-learn
 

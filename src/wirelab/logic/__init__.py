@@ -28,15 +28,31 @@ print("C classifier:", [p.name for p in export_c(net, "digits_c")])
 ```
 """
 
-from wirelab.logic.api import Trained, build_model, discretize, make_config, train, up5k, verify
 from wirelab.logic.circuit.backends.export import export_c, export_verilog, to_circuit
-from wirelab.logic.config import TrainConfig
 from wirelab.logic.datasets import TRAINING_SETS, TrainingSet
 from wirelab.logic.discrete import DiscreteLayer, DiscreteLogicNet
 from wirelab.logic.gates import COEFFS, NAMES, NUM_GATES, TRUTH
-from wirelab.logic.model import LogicNet
-from wirelab.logic.modules import Binarize, GroupSum, LogicLayer
 from wirelab.logic.spec import ConvBlock, ModelSpec
+
+try:  # the layers, the model and training need torch (the `ml` extra); the discrete network,
+    import torch as _torch  # its circuits and back ends do not (the report reads them without)
+except ImportError:  # pragma: no cover - an install without torch
+    pass
+else:
+    from wirelab.logic.api import (
+        Trained,
+        build_model,
+        discretize,
+        make_config,
+        train,
+        up5k,
+        verify,
+    )
+    from wirelab.logic.config import TrainConfig
+    from wirelab.logic.model import LogicNet
+    from wirelab.logic.modules import Binarize, GroupSum, LogicLayer
+
+    del _torch
 
 __all__ = [
     "COEFFS",

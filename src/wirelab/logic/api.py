@@ -23,8 +23,8 @@ from wirelab.logic.discrete import DiscreteLogicNet
 from wirelab.logic.model import LogicNet
 from wirelab.logic.modules import sequential_to_discrete
 from wirelab.logic.spec import ModelSpec
-from wirelab.logic.train import build_model as build_run_model
-from wirelab.logic.train import load_data, train_run
+from wirelab.logic.training import build_model as build_run_model
+from wirelab.logic.training import load_data, train_run
 
 __all__ = [
     "Recipe",

@@ -1,7 +1,7 @@
 """One recipe, several seeds: ``wirelab logic train --recipe R --seeds 0,1,2 --out DIR``.
 
 Each seed is one job of the study executor (`wirelab.parallel`: ``--workers``, ``--backend``,
-``--address``): `wirelab.logic.train.run` with the recipe's configuration and that seed, into its
+``--address``): `wirelab.logic.training.run` with the recipe's configuration and that seed, into its
 own result directory ``DIR/seeds/seed-<s>/`` (written on the worker's machine; with Ray on a
 cluster without a shared file system the run's files travel back, as a sweep's points do).
 ``DIR`` itself is a result directory whose ``metrics.json`` lists every seed's accuracies and
@@ -56,7 +56,7 @@ def seed_job(
 ) -> tuple[dict[str, Any], dict[str, bytes]]:
     """Train ``config`` with ``seed``: in ``dest`` (a directory this worker shares; no files
     returned), resuming there when asked, or in a temporary directory whose files it returns."""
-    from wirelab.logic.train import run
+    from wirelab.logic.training import run
 
     if dest is not None:
         path = Path(dest)

@@ -56,7 +56,7 @@ def _missing(tools: tuple[str, ...]) -> list[str]:
 
 def run(out: Path, quick: bool = False) -> dict[str, Any]:
     from wirelab.logic.config import from_dict
-    from wirelab.logic.train import run as train
+    from wirelab.logic.training import run as train
 
     run_dir = out / "mnist01"
     try:

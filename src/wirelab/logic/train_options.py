@@ -85,7 +85,7 @@ def config_of(kw: dict[str, Any], given: set[str]) -> Any:
     checkpoint's configuration, or the seeds study's) overridden by every option ``given``
     (not left at its default)."""
     from wirelab.logic.config import from_dict, load_recipe
-    from wirelab.logic.train import checkpoint_config
+    from wirelab.logic.training import checkpoint_config
 
     if kw["recipe"]:
         cfg = load_recipe(kw["recipe"])
