@@ -29,6 +29,8 @@ def test_example_05_pools_and_decodes_with_a_kv_cache(tmp_path: Path) -> None:
     diff = float(re.search(r"max logit difference ([\d.e+-]+)", r.stdout)[1])  # type: ignore[index]
     assert diff < 1e-4
     metrics = json.loads((tmp_path / "metrics.json").read_text())
+    lm = metrics["decoder"]
+    assert 0.5 < lm["next_pixel_accuracy"] <= 1 and 0 < lm["bits_per_pixel"] < 1.6
     share = metrics["pooling"]["attention"]["16"]["weight_on_flagged"]
     assert share > 1 / 17  # attention moves weight onto the flagged digit (uniform: 1/17)
     assert (
