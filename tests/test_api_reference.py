@@ -8,7 +8,10 @@ The rule, for each package in `PACKAGES` (its public names are its ``__all__``):
   when it has none;
 - any other public object (a constant, a registry, a table, ``__version__``) is documented in the
   package's module docstring, which names it in backticks (`` `DATASETS` ``);
-- the package is rendered by an API page: a line ``::: PACKAGE`` in a file under docs/api/.
+- the package is rendered by an API page: a line ``::: PACKAGE`` in a file under docs/api/;
+- the site builds with ``mkdocs build --strict`` (when mkdocs is installed: the ``docs`` extra),
+  and its API pages hold an entry (an anchor ``id="PACKAGE.NAME"``) for every public class and
+  function; the Examples page shows every ``examples/NN_*.py``.
 
 `test_undocumented_public_names` fails with the whole list of undocumented names, so it reads as
 the to-do list.
@@ -17,8 +20,12 @@ the to-do list.
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import inspect
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -88,6 +95,37 @@ def test_undocumented_public_names() -> None:
 @pytest.mark.parametrize("name", PACKAGES)
 def test_package_is_rendered_by_an_api_page(name: str) -> None:
     assert name in api_pages(), f"no docs/api/*.md has a line '::: {name}'"
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    if importlib.util.find_spec("mkdocs") is None:
+        pytest.skip("mkdocs not installed (the docs extra)")
+    out = tmp_path_factory.mktemp("site")
+    cmd = [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(out)]
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+    r = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=600, env=env)
+    assert r.returncode == 0, "mkdocs build --strict failed:\n" + r.stderr[-4000:]
+    return out
+
+
+def test_site_builds_in_strict_mode(site: Path) -> None:
+    examples = (site / "examples.html").read_text()
+    for script in sorted((REPO / "examples").glob("[0-9][0-9]_*.py")):
+        assert f"examples/{script.name}" in examples
+
+
+def test_site_renders_every_public_class_and_function(site: Path) -> None:
+    html = "\n".join(p.read_text() for p in (site / "api").glob("*.html"))
+    missing = []
+    for name in PACKAGES:
+        module = importlib.import_module(name)
+        for public in getattr(module, "__all__", []):
+            obj = getattr(module, public, None)
+            documented = inspect.isclass(obj) or inspect.isroutine(obj)
+            if documented and f'id="{name}.{public}"' not in html:
+                missing.append(f"{name}.{public}")
+    assert missing == [], "public names without an entry in the API pages:\n" + "\n".join(missing)
 
 
 def test_rule_catches_what_it_is_for() -> None:

@@ -15,10 +15,7 @@ README, the guide pages and the site.
 from __future__ import annotations
 
 import importlib.util
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -133,34 +130,3 @@ def test_hook_links_to_repository_files() -> None:
     assert "[page](logic.md)" in out and "[web](https://example.org)" in out
     assert "[runs](figures/fpga/README.md)" in out  # a folder: its README
     assert "[in code](../src/wirelab/errors.py)" in out  # code blocks are left alone
-
-
-@pytest.mark.skipif(importlib.util.find_spec("mkdocs") is None, reason="mkdocs not installed")
-def test_site_builds_in_strict_mode(tmp_path: Path) -> None:
-    cmd = [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path)]
-    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
-    r = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=600, env=env)
-    assert r.returncode == 0, r.stderr[-4000:]
-    assert (tmp_path / "api" / "reservoir.html").is_file()
-    examples = (tmp_path / "examples.html").read_text()
-    for script in sorted((REPO / "examples").glob("[0-9][0-9]_*.py")):
-        assert f"examples/{script.name}" in examples
-
-
-def test_checks_catch_what_they_are_for(tmp_path: Path) -> None:
-    bad = tmp_path / "bad.md"
-    bad.write_text(
-        "```bash\nWIRELAB_DATA_DIR=../shared/data .venv/bin/python x.py\n```\n"
-        "```bash\n# setup\npython -m venv .venv && .venv/bin/pip install -e .\n```\n"
-        "Run `wirelab tour --out /tmp/tour`, `.venv/bin/python f.py`. "
-        "Reruns give identical accuracies; "
-        "bit-identical states.\n"
-        "```python\n# doc-test: skip (needs flygym, minutes)\nimport flygym\n```\n"
-    )
-    assert machine_paths(bad) == [
-        "WIRELAB_DATA_DIR=../shared/data .venv/bin/python x.py",
-        "wirelab tour --out /tmp/tour",
-        ".venv/bin/python f.py",
-    ]
-    assert len(identical_claims(bad)) == 1
-    assert SKIP.search(fenced(bad, ("python",))[0])
