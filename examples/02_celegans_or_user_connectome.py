@@ -16,6 +16,11 @@ The reservoir (for both): ``x(t+1) = tanh(alpha * x(t) @ W + 0.3 * u(t+1) * w_in
 ``W`` the row-normalised synapse counts ``[pre, post]`` and the defaults of
 ``wirelab reservoir run`` (`wirelab.reservoir.DEFAULTS`).
 
+At the default size (about 25 s on one core), memory capacity with a motor readout: the worm
+with both synapse types 12.86 at alpha 1.0 against 12.18 +- 0.17 for 20 degree-preserving
+rewirings (z = 4.0, p = 0.048, the smallest 20 nulls allow); its chemical synapses alone, read
+from the edge list, 15.95 against 13.37 +- 0.25 (z = 10.1, p = 0.048).
+
     python examples/02_celegans_or_user_connectome.py            # 8 gains, 20 nulls
     python examples/02_celegans_or_user_connectome.py --small    # 3 gains, 9 nulls (CI size)
     python examples/02_celegans_or_user_connectome.py --edges my_edges.csv --inputs index=0-9
