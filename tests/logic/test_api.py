@@ -207,3 +207,21 @@ def test_the_quickstart_prints_the_cli_s_accuracy(tmp_path: Path) -> None:
     assert r.returncode == 0, r.stderr
     cli = json.loads((tmp_path / "cli" / "metrics.json").read_text())
     assert train(**options).accuracy == cli["accuracy_discrete"] > 0.8  # type: ignore[arg-type]
+
+
+def test_a_killed_run_resumes_from_python(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("sklearn")
+    from tests.logic.killed import run_until_checkpoint
+    from tests.logic.tiny import tiny_digits
+
+    whole = train(tiny_digits(), tmp_path / "whole", quiet=True)
+    run_until_checkpoint(monkeypatch, tiny_digits(), tmp_path / "killed")
+    resumed = train(out=tmp_path / "killed", resume=True, quiet=True)
+
+    def timeless(history: list[dict[str, object]]) -> list[dict[str, object]]:
+        return [{k: v for k, v in h.items() if k != "train_seconds"} for h in history]
+
+    assert timeless(resumed.history) == timeless(whole.history)
+    assert resumed.accuracy == whole.accuracy
+    with pytest.raises(UsageError, match="resume needs the run directory"):
+        train(tiny_digits(), resume=True)

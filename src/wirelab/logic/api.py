@@ -24,7 +24,7 @@ from wirelab.logic.model import LogicNet
 from wirelab.logic.modules import sequential_to_discrete
 from wirelab.logic.spec import ModelSpec
 from wirelab.logic.training import build_model as build_run_model
-from wirelab.logic.training import load_data, train_run
+from wirelab.logic.training import checkpoint_config, load_data, train_run
 
 __all__ = [
     "Recipe",
@@ -130,13 +130,16 @@ def train(
     This is ``wirelab logic train`` (the command calls it): ``recipe`` and ``options`` as in
     `make_config`, the run directory ``out`` (``config.json``, ``checkpoint.pt``,
     ``discrete.json``, ``model.pt``, ``metrics.json``, ``training.png``; ``None``: a temporary
-    one, removed afterwards), ``resume`` a killed run in ``out``; ``quiet`` hides the progress.
+    one, removed afterwards), ``resume`` a killed run in ``out`` (its checkpoint's configuration
+    unless a recipe is given); ``quiet`` hides the progress.
 
     Example:
         >>> result = train(dataset="digits", dense=[200, 200], tau=3.0, epochs=8, quiet=True)
         >>> result.accuracy, result.net.gates  # doctest: +SKIP
         (0.86, 400)
     """
+    if resume and recipe is None and out is not None:  # the killed run's own configuration
+        recipe = checkpoint_config(out)
     cfg = make_config(recipe, **options)
     if out is None:
         if resume:
