@@ -3,9 +3,9 @@
 `build` resolves its settings exactly as ``wirelab reservoir run`` does
 (`config.resolve_experiment`: the connectome loaded, its edge types selected, normalised, the
 bias drawn, the populations looked up; the defaults are `config.DEFAULTS`), and
-`ConnectomeReservoir.run` advances it with the
-engine every task uses (`engine.run_blocks`, float64), so a task's states and a Python caller's
-are the same numbers. The update, per step ``t`` (`units.esn_step`)::
+`ConnectomeReservoir.run` advances it with the engine every task uses (`engine.run_blocks`,
+float64), so a task's states and a Python caller's are the same numbers. The update, per step
+``t`` (`units.esn_step`)::
 
     x(t+1) = (1 - a) x(t) + a f( alpha * x(t) @ W + s_in * u(t+1) @ W_in + b )
 
