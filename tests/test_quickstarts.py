@@ -10,6 +10,9 @@ of the public packages, each in a fresh interpreter, in a temporary directory, w
 
 Docstrings are read from the source (`ast`), so a package that fails to import still shows its
 quickstart's own error when the block runs.
+
+``python -m tests.test_quickstarts`` copies each package's quickstart into README.md, in place of
+the first ```python block under the package's heading (`README_SECTIONS`).
 """
 
 from __future__ import annotations
@@ -33,6 +36,13 @@ PACKAGES = [
     "wirelab.attention",
     "wirelab.fly",
 ]
+README_SECTIONS = {
+    "### Data": "wirelab.data",
+    "### Reservoir": "wirelab.reservoir",
+    "### Fly": "wirelab.fly",
+    "### Logic": "wirelab.logic",
+    "### Attention": "wirelab.attention",
+}
 FENCE = re.compile(r"^(?P<indent>[ \t]*)```python[ \t]*\n(?P<body>.*?)^(?P=indent)```", re.M | re.S)
 
 
@@ -119,3 +129,24 @@ def test_blocks_are_found_in_docstrings_and_markdown() -> None:
     """
     assert python_blocks(textwrap.dedent(doc)) == ["import x\nprint(x)\n", "y = 1\n"]
     assert python_blocks("```bash\nls\n```\n") == []
+
+
+def sync_readme(readme: Path = REPO / "README.md") -> list[str]:
+    """Copy each package's quickstart into README.md under its heading; what was done, per line."""
+    text, done = readme.read_text(), []
+    block = re.compile(r"^```python\n.*?^```\n", re.M | re.S)
+    for heading, name in README_SECTIONS.items():
+        blocks = python_blocks(docstring(name))
+        start = re.search(rf"^{re.escape(heading)}", text, re.M)
+        m = block.search(text, start.start()) if start and blocks else None
+        if m is None:
+            done.append(f"{name}: left as it is (no quickstart, heading or block)")
+            continue
+        text = text[: m.start()] + "```python\n" + blocks[0] + "```\n" + text[m.end() :]
+        done.append(f"{name}: {len(blocks[0].splitlines())} lines")
+    readme.write_text(text)
+    return [*done, f"README.md: {len(text.splitlines())} lines"]
+
+
+if __name__ == "__main__":
+    print("\n".join(sync_readme()))
