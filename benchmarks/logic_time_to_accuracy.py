@@ -4,7 +4,7 @@ What a user waits for: training seconds until the *discrete* network (every neur
 probable gate) first classifies at least ``--target`` of the validation images correctly.
 
 - wirelab: its fastest recipe (``--recipe``, default ``recipes/logic/mnist10-8k-learned.toml``:
-  8,000 gates, learned wiring, shifted images, CAGE) run by `wirelab.logic.train.run` with
+  8,000 gates, learned wiring, shifted images, CAGE) run by `wirelab.logic.training.run` with
   ``stop_at = target``; its validation every ``eval_every`` steps of the recipe.
 - torchlogix: the 2022 paper's MNIST model the paper's way (Petersen et al. 2022, difflogic's
   small MNIST model: the centre 20 x 20 pixels, real-valued in training, 6 x 8,000 LogicDense
@@ -50,7 +50,7 @@ def load() -> float:
 def wirelab_side(recipe: Path, target: float) -> dict[str, Any]:
     """The recipe run until its validation meets ``target``: training seconds and step."""
     from wirelab.logic.config import TrainConfig, load_recipe
-    from wirelab.logic.train import run
+    from wirelab.logic.training import run
 
     cfg = TrainConfig(**{**load_recipe(recipe), "stop_at": target, "threads": 1})
     with tempfile.TemporaryDirectory() as tmp:
