@@ -218,6 +218,9 @@ def compare(
     Returns:
         a `Comparison` (numbers equal to ``wirelab reservoir run``'s with the same settings).
 
+    ``workers=None`` (or > 1) runs the networks in spawned worker processes: in a script, call
+    `compare` under ``if __name__ == "__main__":`` (or pass ``workers=1``, in this process).
+
     Example:
         ``compare("larva", "narma10", alphas=[0.8, 1.0], outputs="DN-VNC", nulls=9)``
     """

@@ -163,7 +163,24 @@ def esn_step(
     units: Units = Units(),
     alpha: float = 1.0,
 ) -> np.ndarray:
-    """Reference leaky rate update (scipy, any float dtype); a pure function of its arguments."""
+    """One leaky rate update, the reference the batched engines match (a pure function)::
+
+        x' = (1 - a) x + a f( alpha * x @ W + s_in * u @ W_in + b )
+
+    Args:
+        w: ``(N, N)`` ``[pre, post]`` (scipy sparse or dense).
+        x: ``(N,)`` or ``(B, N)`` states.
+        u: ``(K,)`` or ``(B, K)`` input.
+        w_in: ``(K, N)`` ``[channel, post]``.
+        units: activation ``f``, leak ``a``, input scaling ``s_in``, bias ``b``.
+        alpha: the global gain.
+
+    Returns:
+        the next states, ``x``'s shape.
+
+    Example:
+        ``x = esn_step(w, x, u, w_in, Units(bias=0.1), alpha=0.9)``
+    """
     z = alpha * np.asarray(x @ w) + units.input_scaling * (np.asarray(u) @ w_in) + units.bias
     return (1.0 - units.leak) * x + units.leak * activate(units.activation, z)
 
@@ -190,7 +207,10 @@ def lif_step(
     units: LIFUnits = LIFUnits(),
     alpha: float = 1.0,
 ) -> LIFState:
-    """Pure LIF update (see the module docstring); returns a new `LIFState`."""
+    """One leaky integrate-and-fire update (equations in `wirelab.reservoir.units`), a pure
+    function: ``state`` arrays ``(N,)`` or ``(B, N)``, ``u`` ``(K,)`` or ``(B, K)``, ``w``
+    ``(N, N)`` ``[pre, post]``, ``w_in`` ``(K, N)``; returns a new `LIFState` (input current
+    ``alpha * s @ W + s_in * u @ W_in + b``, spikes where ``v >= v_th``)."""
     current = alpha * np.asarray(state.spikes @ w) + units.input_scaling * (np.asarray(u) @ w_in)
     current = current + units.bias
     free = state.refractory <= 0

@@ -83,11 +83,25 @@ def standardise(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
 def fit_readout(
     x: np.ndarray, y: np.ndarray, *, folds: int = 3, per_output: bool = False
 ) -> Readout:
-    """Ridge ``x`` ``(T, F)`` -> ``y`` ``(T, O)`` (`readout`'s estimator) on `standardise`d
-    features, lambda by CV over ``folds`` contiguous blocks on `GRID`, one per output
-    (``per_output``) or one minimising the mean error over outputs; the rows are centred and
-    projected once (`ridge_rows.RowRidge`), and the refit on every row uses the truncated
-    spectrum the CV scored."""
+    """A ridge readout of states ``x`` ``(T, F)`` for targets ``y`` ``(T,)`` or ``(T, O)``, the
+    tasks' own (every task's score is measured with it)::
+
+        z = (x - m) / s          m: (F,) column means, s: root mean column variance (a number)
+        coef = argmin |z coef + intercept - y|^2 + lambda |coef|^2      (intercept unpenalised)
+
+    ``lambda`` (relative to the states' scale) chosen by ``folds``-fold cross-validation over
+    contiguous blocks of rows (no shuffling of a time series) on `GRID` (1e-12 .. 1e4 in half
+    decades): one per output column (``per_output=True``, e.g. one per recalled delay) or one
+    minimising the mean error over outputs. The rows are centred and projected once
+    (`ridge_rows.RowRidge`), and the refit on every row uses the truncated spectrum the CV
+    scored.
+
+    Returns:
+        a `Readout`: ``predict(x)`` ``(T', F)`` -> ``(T', O)``, the chosen ``lam`` ``(O,)``.
+
+    Example:
+        ``fit_readout(x[:1500], y[:1500]).predict(x[1500:])[:, 0]``
+    """
     y = np.asarray(y, dtype=np.float64)
     y = y[:, None] if y.ndim == 1 else y
     z, shift, scale = standardise(np.asarray(x, dtype=np.float64))
