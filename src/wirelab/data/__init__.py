@@ -10,8 +10,10 @@ name with `load_connectome` (`CONNECTOMES` lists the names: ``larva``, ``esn-100
 the path of your own edge list (``pre,post,weight[,edge_type]`` CSV or Parquet, or a scipy
 ``.npz`` matrix; docs/connectomes.md). Files (`DATASETS`: ``larva``, ``mnist``, ``picorv32``)
 are read from ``$WIRELAB_DATA_DIR`` when there (`data_dir`), else downloaded once into the cache
-(`cache_dir`) and checked against their SHA-256 (`fetch`, `verify`). `CONNECTOME` is the click
-parameter type of every ``--connectome`` option (a registered name or a connectome file).
+(`cache_dir`) and checked against their SHA-256 (`fetch`, `verify`): a dataset by name is
+``get_dataset("mnist")`` (its files, description and citation), its verified local files
+``[fetch(f) for f in get_dataset("mnist").files]``, and MNIST's arrays `load_mnist`. `CONNECTOME`
+is the click parameter type of every ``--connectome`` option (a registered name or a file).
 
 Quickstart (the larval connectome and a user's edge list):
 
