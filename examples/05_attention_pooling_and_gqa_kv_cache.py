@@ -16,6 +16,11 @@ pixel on test digits). Given the top half of test digits it writes the bottom ha
 one pixel per step, reading its per-layer `KVCache`; decoding without the cache (recomputing the
 prefix every step) gives the same pixels and logits within 1e-5.
 
+Measured at the default size (one CPU core, about 4 minutes): test accuracy mean / attention
+0.962 / 0.967 with 4 distractors, 0.933 / 0.952 with 16, 0.861 / 0.936 with 64, attention
+putting 1.000 of its weight on the flagged digit; the decoder predicts the next test pixel right
+0.931 of the time (0.227 bits per pixel; all-background 0.883), cached == uncached.
+
     python examples/05_attention_pooling_and_gqa_kv_cache.py           # the real result, minutes
     python examples/05_attention_pooling_and_gqa_kv_cache.py --small   # CI size, seconds
 """
