@@ -18,10 +18,8 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-from wirelab.data.connectomes import Connectome
+from wirelab.data.connectomes import SIDE_CHOICES, Connectome
 from wirelab.errors import UsageError
-
-SIDES = ("left", "right", "both")
 
 
 def population(
@@ -92,8 +90,10 @@ def parse_population(
     side: str | None = None
     if ":" in text:
         text, side = text.rsplit(":", 1)
-        if side not in SIDES:
-            raise UsageError(f"population side must be left, right or both, not {side!r}")
+        if side not in SIDE_CHOICES:
+            raise UsageError(
+                f"population side must be one of {', '.join(SIDE_CHOICES)}, not {side!r}"
+            )
     if text == "all":
         return population(con, side=side, n=n)
     if text.startswith("index="):

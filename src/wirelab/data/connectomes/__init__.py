@@ -24,7 +24,13 @@ from typing import Any
 
 import click
 
-from wirelab.data.connectomes.base import SIDES, Connectome, check_connectome, check_edge_types
+from wirelab.data.connectomes.base import (
+    SIDE_CHOICES,
+    SIDES,
+    Connectome,
+    check_connectome,
+    check_edge_types,
+)
 from wirelab.data.connectomes.celegans import WORM_DATASETS, WormLoader
 from wirelab.data.connectomes.user import SUFFIXES, is_connectome_file, load_user_connectome
 from wirelab.errors import UsageError
@@ -34,6 +40,7 @@ __all__ = [
     "CONNECTOME",
     "CONNECTOMES",
     "SIDES",
+    "SIDE_CHOICES",
     "Connectome",
     "check_connectome",
     "check_connectome_source",

@@ -20,6 +20,8 @@ import scipy.sparse as sp
 from wirelab.errors import CorruptDataError, UsageError
 
 SIDES = ("left", "right")
+# A side selection: one hemisphere or both (populations, stimulation, the fly report).
+SIDE_CHOICES = (*SIDES, "both")
 
 
 def check_edge_types(
@@ -123,8 +125,8 @@ class Connectome:
                 )
             mask &= np.isin(self.celltype, list(wanted))
         if side is not None and side != "both":
-            if side not in SIDES:
-                raise UsageError(f"side must be 'left', 'right' or 'both', not {side!r}")
+            if side not in SIDE_CHOICES:
+                raise UsageError(f"side must be one of {', '.join(SIDE_CHOICES)}, not {side!r}")
             mask &= self.side == side
         if annotation is not None:
             tokens = {annotation} if isinstance(annotation, str) else set(annotation)

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from wirelab.cli_options import check_output_file
-from wirelab.data.connectomes import SIDES, Connectome, load_connectome
+from wirelab.data.connectomes import SIDE_CHOICES, SIDES, Connectome, load_connectome
 from wirelab.errors import UsageError
 from wirelab.fly.bodies import body_class, open_body, renderers
 from wirelab.fly.controller import ConnectomeController, ControllerConfig
@@ -38,7 +38,7 @@ from wirelab.results import experiment
 
 # u = [left, right] in the connectome's side order (`wirelab.data.connectomes.SIDES`); "both"
 # stimulates every side: {"left": (1, 0), "right": (0, 1), "both": (1, 1)}
-STIMULI = {side: tuple(float(side in (s, "both")) for s in SIDES) for side in (*SIDES, "both")}
+STIMULI = {side: tuple(float(side in (s, "both")) for s in SIDES) for side in SIDE_CHOICES}
 
 
 def lateralization_index(left: float, right: float) -> float:

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from wirelab.data.connectomes import SIDE_CHOICES, SIDES
 from wirelab.report.headlines.base import Comparison, Headline, HeadlineEntry
 from wirelab.report.headlines.values import dig, interval, number, plural
 from wirelab.report.runs import Run
@@ -21,7 +22,6 @@ from wirelab.report.words import code
 
 VISIBLE_TURN_DEG = 20.0  # a heading difference a viewer sees in the video
 STIM_QUESTION = "Does stimulating the left or the right side turn the fly?"
-SIDES = ("left", "right", "both")
 
 
 def turn_words(deg: float) -> str:
@@ -40,7 +40,7 @@ def stimulate(run: Run) -> Headline | None:
     """One side's stimulation: the heading change, and whether it is toward that side."""
     m = run.metrics
     turn, side = number(dig(m, "heading_change_deg")), dig(m, "side")
-    if turn is None or side not in SIDES:
+    if turn is None or side not in SIDE_CHOICES:
         return None
     li = number(dig(m, "lateralization_index"))
     answer = f"{side} stimulation: heading {turn_words(turn)}"
@@ -79,12 +79,12 @@ def stimulate_pairs(runs: Sequence[Run]) -> list[tuple[Headline, list[Run]]]:
     folders: dict[tuple[Path, str], dict[str, Run]] = {}
     for r in runs:
         side, body = dig(r.metrics, "side"), str(dig(r.metrics, "body"))
-        if side in SIDES and number(dig(r.metrics, "heading_change_deg")):
+        if side in SIDE_CHOICES and number(dig(r.metrics, "heading_change_deg")):
             folders.setdefault((r.path.parent, body), {}).setdefault(str(side), r)
     out = []
     for (_, body), by_side in sorted(folders.items(), key=lambda kv: str(kv[0])):
         if "left" in by_side and "right" in by_side:
-            members = [by_side[s] for s in SIDES if s in by_side]
+            members = [by_side[s] for s in SIDE_CHOICES if s in by_side]
             out.append((_pair(by_side, body), members))
     return out
 
@@ -120,10 +120,10 @@ def _pair_verdict(left: float, right: float, dci: tuple[float, float] | None) ->
 
 
 def _pair(by_side: dict[str, Run], body: str) -> Headline:
-    left, right = (float(dig(by_side[s].metrics, "heading_change_deg")) for s in ("left", "right"))
+    left, right = (float(dig(by_side[s].metrics, "heading_change_deg")) for s in SIDES)
     diff = left - right
-    cis = [interval(by_side[s].metrics, "heading_change_deg_ci") for s in ("left", "right")]
-    seeds = min(_seeds(by_side[s].metrics) for s in ("left", "right"))
+    cis = [interval(by_side[s].metrics, "heading_change_deg_ci") for s in SIDES]
+    seeds = min(_seeds(by_side[s].metrics) for s in SIDES)
     answer = f"left {left:+.1f}°, right {right:+.1f}°: difference L − R {diff:+.1f}°"
     dci = None
     if cis[0] and cis[1]:  # independent sides: half-widths add in quadrature
