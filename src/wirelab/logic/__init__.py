@@ -8,8 +8,11 @@ and an iCE40 UP5K bitstream, each checked equal to the network.
 
 - layers for your own ``torch.nn`` model: `LogicLayer` (fixed, learned or Top-K wiring),
   `GroupSum`, `Binarize` (the input step);
-- the classifier of a recipe (``recipes/logic/*.toml``): `make_config`, `ModelSpec`,
-  `build_model`, `train` (what ``wirelab logic train`` runs), `Trained`;
+- the classifier of a recipe: `make_config`, `ModelSpec`, `build_model`, `train` (what
+  ``wirelab logic train`` runs), `Trained`. A recipe is the name of one of the project's
+  recipes, `RECIPES` (shipped in the package: ``train("mnist01")``, ``make_config(
+  "mnist10-8k-learned")``; ``wirelab logic recipes`` lists them), a TOML file of your own, a
+  run directory, a dict of options or a `TrainConfig`; an existing path wins over a name;
 - the discrete network and its circuits: `discretize`, `DiscreteLogicNet` (of `DiscreteLayer` s),
   `to_circuit`, `export_c`, `export_verilog`, `verify`, `up5k`;
 - the tables: the gates' `NAMES`, truth tables `TRUTH` and coefficients `COEFFS` (`NUM_GATES`
@@ -32,6 +35,7 @@ from wirelab.logic.circuit.backends.export import export_c, export_verilog, to_c
 from wirelab.logic.datasets import TRAINING_SETS, TrainingSet
 from wirelab.logic.discrete import DiscreteLayer, DiscreteLogicNet
 from wirelab.logic.gates import COEFFS, NAMES, NUM_GATES, TRUTH
+from wirelab.logic.recipe_registry import RECIPES
 from wirelab.logic.spec import ConvBlock, ModelSpec
 
 try:  # the layers, the model and training need torch (the `ml` extra); the discrete network,
@@ -58,6 +62,7 @@ __all__ = [
     "COEFFS",
     "NAMES",
     "NUM_GATES",
+    "RECIPES",
     "TRAINING_SETS",
     "TRUTH",
     "Binarize",

@@ -63,6 +63,16 @@ def train(**kw: Any) -> None:
         click.echo(f"warning: {m['gap_warning']}", err=True)
 
 
+@group.command()
+def recipes() -> None:
+    """List the packaged recipes, the names --recipe accepts (wirelab.logic.RECIPES)."""
+    from wirelab.logic.recipe_registry import RECIPES, summary
+
+    width = max(len(name) for name in RECIPES)
+    for name in RECIPES:
+        click.echo(f"{name:<{width}}  {summary(name)}")
+
+
 def _train_seeds(config: Any, kw: dict[str, Any]) -> None:
     from wirelab.logic.seeds import parse_seeds, run
     from wirelab.parallel import ExecOptions

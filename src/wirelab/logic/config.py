@@ -1,6 +1,7 @@
 """`TrainConfig`: everything a training run depends on, resolved so that it alone repeats the run.
 
-A recipe (``recipes/logic/*.toml``) has a ``[train]`` table (`TrainConfig` fields) and a
+A recipe (a name of `wirelab.logic.recipe_registry.RECIPES` such as ``"mnist01"``, or a TOML
+file such as ``recipes/logic/mnist01.toml``) has a ``[train]`` table (`TrainConfig` fields) and a
 ``[model]`` table (the dict form of a `wirelab.logic.spec.ModelSpec`); a run's own
 ``config.json`` is accepted as a recipe too. `resolve` builds the `ModelSpec` (every model
 default, and the data-dependent shape and class count: `model_spec`) and records its dict form
@@ -28,6 +29,7 @@ from wirelab.logic.datasets import dataset_shape, parse_classes
 from wirelab.logic.forwards import TRAINING_FORWARDS
 from wirelab.logic.functional import LIGHT_WIDTH
 from wirelab.logic.gates import NUM_GATES
+from wirelab.logic.recipe_registry import recipe_path
 from wirelab.logic.spec import ADDED_DEFAULTS, ModelSpec
 
 FORWARDS = TRAINING_FORWARDS
@@ -175,8 +177,10 @@ def from_dict(doc: dict[str, Any], source: str = "configuration") -> TrainConfig
 
 def load_recipe(path: str | Path) -> dict[str, Any]:
     """A recipe as a plain dict: TOML with ``[train]`` and ``[model]`` tables, or a run's
-    ``config.json`` (its ``config``), so a finished run can be repeated from its directory."""
-    p = Path(path)
+    ``config.json`` (its ``config``), so a finished run can be repeated from its directory.
+    ``path``: an existing file or run directory, else a packaged recipe's name (``"mnist01"``,
+    `wirelab.logic.recipe_registry.recipe_path`)."""
+    p = recipe_path(path)
     if p.is_dir():
         p = p / "config.json"
     if not p.is_file():

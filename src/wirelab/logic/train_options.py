@@ -138,7 +138,8 @@ _OPTIONS: list[Callable[[F], F]] = [
     click.option(
         "--recipe",
         type=click.Path(),
-        help="TOML recipe (recipes/logic/*.toml), or a run's config.json (or its directory).",
+        help="A recipe: a name (wirelab logic recipes lists them), a TOML file, or a run's "
+        "config.json (or its directory); an existing path wins over a name.",
     ),
     click.option(
         "--dataset",
