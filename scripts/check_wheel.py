@@ -43,7 +43,7 @@ import torch
 
 from wirelab.attention import MultiHeadAttention
 from wirelab.data import load_connectome
-from wirelab.logic import NAMES, TRUTH
+from wirelab.logic import NAMES, TRUTH, make_config
 
 larva = load_connectome("larva")
 print(f"larva connectome: {larva.weights.shape[0]} neurons, {larva.weights.nnz} edges")
@@ -53,6 +53,7 @@ out = mha(torch.randn(2, 5, 32), causal=True)
 out = out[0] if isinstance(out, tuple) else out
 print(f"GQA attention (4 query heads, 2 key/value heads): {tuple(out.shape)}")
 print(f"logic gates: {len(NAMES)}, truth table {tuple(TRUTH.shape)}")
+print(f"logic recipe mnist01 from the wheel: dense {make_config('mnist01').model['dense']}")
 """
 
 
