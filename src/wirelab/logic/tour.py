@@ -1,6 +1,6 @@
 """Tour step: the MNIST 0-vs-1 logic circuit, trained, compiled, verified, placed and routed.
 
-Trains the 0-vs-1 recipe (``recipes/logic/mnist01.toml``, `RECIPE`: 500 gates in two layers of
+Trains the 0-vs-1 recipe (`RECIPE`, ``recipes/logic/mnist01.toml``: 500 gates in two layers of
 250 on the centre 20 x 20 pixels, 3,000 Adam steps), then, where the tools are installed, writes
 its C library and Verilog (`compile_run`), checks them against the discrete model (the C library
 on every test image, Icarus on `SIM_VECTORS` images, the formal proof with yosys:
@@ -19,31 +19,7 @@ from typing import Any
 from wirelab.errors import MissingDataError, SkipStep
 from wirelab.progress import progress_bar
 
-RECIPE: dict[str, Any] = {  # recipes/logic/mnist01.toml (a test checks they agree)
-    "dataset": "mnist",
-    "classes": "0,1",
-    "steps": 3000,
-    "eval_every": 150,
-    "batch_size": 100,
-    "lr": 0.01,
-    "lr_schedule": "cosine",
-    "weight_decay": 0.0,
-    "forward": "soft",
-    "patience": 0,
-    "val_fraction": 0.1,
-    "seed": 0,
-    "threads": 1,
-    "model": {
-        "binarize": "fixed",
-        "threshold": 0.5,
-        "crop": 20,
-        "inputs": "real",
-        "dense": [250, 250],
-        "connections": "unique",
-        "init": "gaussian",
-        "tau": 5.0,
-    },
-}
+RECIPE = "mnist01"  # the packaged recipe (recipes/logic/mnist01.toml), by name
 SIM_VECTORS = {True: 200, False: 1000}  # test images simulated with Icarus (quick, full)
 CIRCUIT_TOOLS = ("iverilog", "yosys")  # compile and verify; synthesis adds `PNR_TOOLS`
 PNR_TOOLS = ("nextpnr-ice40", "icepack")
@@ -55,12 +31,13 @@ def _missing(tools: tuple[str, ...]) -> list[str]:
 
 
 def run(out: Path, quick: bool = False) -> dict[str, Any]:
-    from wirelab.logic.config import from_dict
+    from wirelab.logic.config import from_dict, load_recipe
+    from wirelab.logic.recipe_registry import RECIPES
     from wirelab.logic.training import run as train
 
     run_dir = out / "mnist01"
-    try:
-        m = train(from_dict(RECIPE, "the tour's recipe"), run_dir, overwrite=True)
+    try:  # the packaged file, whatever the working directory holds
+        m = train(from_dict(load_recipe(RECIPES.get(RECIPE)), RECIPE), run_dir, overwrite=True)
     except MissingDataError as exc:
         raise SkipStep(f"MNIST not available ({exc}); run 'wirelab data fetch mnist'") from None
     summary: dict[str, Any] = {
