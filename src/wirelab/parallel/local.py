@@ -62,6 +62,9 @@ def worker_main(conn: Connection, env: dict[str, str], parent: int) -> None:
                 conn.send(reply)
             except Exception as exc:  # the value could not be pickled
                 conn.send(("error", index, *error_line(exc)))
+    # Done: a SIGTERM from the driver's clean-up now ends the process quietly. Raised as
+    # SystemExit during the interpreter's own exit (atexit callbacks), it printed a traceback.
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 class _Worker:
