@@ -10,39 +10,60 @@ fly environment, `wirelab.fly.envs`).
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, TypeVar
 
 import click
 
 from wirelab.cli_options import finite_float, out_option
 from wirelab.fly.bodies import BODIES
-from wirelab.fly.options import POSITIVE_SECONDS
+from wirelab.fly.bodies.calibration import DEFAULT_GRID, CalibrateConfig
+from wirelab.fly.bodies.timestep import TimestepConfig
+from wirelab.fly.options import POSITIVE_SECONDS, defaults_of
 from wirelab.parallel.options import executor_options
 
-body_option = click.option(
-    "--body",
-    type=BODIES.choice(),
-    default="flygym",
-    show_default=True,
-    help="The NeuroMechFly body measured (a body reporting its antennae).",
-)
+# the options' defaults: the configs' field defaults (tests/fly/test_defaults.py)
+CALIBRATE = defaults_of(CalibrateConfig)
+TIMESTEP = defaults_of(TimestepConfig)
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def body_option(default: str) -> Callable[[F], F]:
+    return click.option(
+        "--body",
+        type=BODIES.choice(),
+        default=default,
+        show_default=True,
+        help="The NeuroMechFly body measured (a body reporting its antennae).",
+    )
 
 
 @click.command("calibrate")
 @click.option(
-    "--duration", type=POSITIVE_SECONDS, default=0.8, show_default=True, help="Seconds per run."
+    "--duration",
+    type=POSITIVE_SECONDS,
+    default=CALIBRATE["duration"],
+    show_default=True,
+    help="Seconds per run.",
 )
 @click.option(
-    "--settle", type=finite_float(0.0), default=0.2, show_default=True, help="Seconds dropped."
+    "--settle",
+    type=finite_float(0.0),
+    default=CALIBRATE["settle"],
+    show_default=True,
+    help="Seconds dropped.",
 )
-@click.option("--grid", default=None, help="Signals 'L,R;L,R;...' (default: 6 pairs).")
+@click.option(
+    "--grid", default=None, help=f"Signals 'L,R;L,R;...' (default: {len(DEFAULT_GRID)} pairs)."
+)
 @click.option(
     "--write",
     type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
+    default=CALIBRATE["write"],
     help="Also write the calibration JSON here (the package's calibration.json to update it).",
 )
-@body_option
+@body_option(CALIBRATE["body"])
 @out_option(default="runs/fly/calibrate")
 def calibrate_cmd(
     duration: float,
@@ -54,9 +75,9 @@ def calibrate_cmd(
     overwrite: bool,
 ) -> None:
     """Fit the kinematic body's gains to NeuroMechFly runs (slow: seconds to minutes per run)."""
-    from wirelab.fly.bodies.calibration import DEFAULT_GRID, CalibrateConfig, parse_grid, run
+    from wirelab.fly.bodies.calibration import parse_grid, run
 
-    pairs = parse_grid(grid) if grid else DEFAULT_GRID
+    pairs = parse_grid(grid) if grid else CALIBRATE["grid"]
     result = run(CalibrateConfig(duration, settle, pairs, write, body), out, overwrite=overwrite)
     for r in result["measurement"]["runs"]:
         click.echo(f"L={r['left']} R={r['right']}: {json.dumps(r)}")
@@ -65,13 +86,26 @@ def calibrate_cmd(
 
 @click.command("timestep")
 @click.option(
-    "--timestep", type=finite_float(1e-5, 1e-3), default=2e-4, show_default=True, help="Candidate."
+    "--timestep",
+    type=finite_float(1e-5, 1e-3),
+    default=TIMESTEP["timestep"],
+    show_default=True,
+    help="Candidate.",
 )
-@click.option("--duration", type=finite_float(0.3, 5.0), default=0.8, show_default=True)
-@click.option("--settle", type=finite_float(0.0, 1.0), default=0.2, show_default=True)
-@click.option("--tol", type=finite_float(0.0, 1.0, min_open=True), default=0.05, show_default=True)
+@click.option(
+    "--duration", type=finite_float(0.3, 5.0), default=TIMESTEP["duration"], show_default=True
+)
+@click.option(
+    "--settle", type=finite_float(0.0, 1.0), default=TIMESTEP["settle"], show_default=True
+)
+@click.option(
+    "--tol",
+    type=finite_float(0.0, 1.0, min_open=True),
+    default=TIMESTEP["tol"],
+    show_default=True,
+)
 @executor_options
-@body_option
+@body_option(TIMESTEP["body"])
 @out_option(default="runs/fly/timestep")
 def timestep_cmd(
     timestep: float,
@@ -86,7 +120,7 @@ def timestep_cmd(
     overwrite: bool,
 ) -> None:
     """Compare a flygym physics step with 1e-4 s on calibration drives (speed, yaw rate)."""
-    from wirelab.fly.bodies.timestep import TimestepConfig, run
+    from wirelab.fly.bodies.timestep import run
 
     cfg = TimestepConfig(
         timestep,

@@ -21,13 +21,15 @@ from wirelab.fly.options import (
     POSITIVE_SECONDS,
     connectome_option,
     controller_options,
+    defaults_of,
     make_mapping,
     mapping_options,
     nulls_option,
     seed_option,
     timestep_option,
 )
-from wirelab.fly.stimulation.stimulate import STIMULI
+from wirelab.fly.stimulation.lateralization import LateralizationConfig
+from wirelab.fly.stimulation.stimulate import STIMULI, StimulateConfig
 from wirelab.parallel.options import executor_options
 
 
@@ -36,36 +38,75 @@ def _num(x: Any, spec: str) -> str:
     return format(float("nan") if x is None else x, spec)
 
 
+# the options' defaults: the configs' field defaults (tests/fly/test_defaults.py)
+STIMULATE = defaults_of(StimulateConfig)
+LATERALIZATION = defaults_of(LateralizationConfig)
+ALL_KNOWN = "all-known"
+BOTH = "both"
+
+
+def _normalizations(normalize: str) -> tuple[str, ...]:
+    """``--normalize`` of ``lateralization``: ``both`` is row and spectral."""
+    return ("row", "spectral") if normalize == BOTH else (normalize,)
+
+
+def _modalities(text: str) -> tuple[str, ...]:
+    """``--modalities``: a comma list, or ``all-known``."""
+    return (
+        (ALL_KNOWN,)
+        if text == ALL_KNOWN
+        else tuple(m.strip() for m in text.split(",") if m.strip())
+    )
+
+
+def _gains(text: str) -> tuple[float, ...]:
+    """``--gains``: a comma list of numbers."""
+    try:
+        return tuple(float(g) for g in text.split(",") if g.strip())
+    except ValueError:
+        raise UsageError(f"--gains must be a comma list of numbers, got {text!r}") from None
+
+
 @click.command("stimulate")
 @click.option("--side", type=click.Choice(list(STIMULI)), required=True)
 @click.option(
     "--normalize",
     type=NORMALIZE,
-    default="row",
+    default=STIMULATE["controller"].normalize,
     show_default=True,
     help="Primary normalisation (the other one is run too).",
 )
 @click.option(
-    "--duration", type=POSITIVE_SECONDS, default=1.0, show_default=True, help="Simulated s."
+    "--duration",
+    type=POSITIVE_SECONDS,
+    default=STIMULATE["duration"],
+    show_default=True,
+    help="Simulated s.",
 )
-@click.option("--body", type=BODIES.choice(), default="kinematic", show_default=True)
+@click.option("--body", type=BODIES.choice(), default=STIMULATE["body"], show_default=True)
 @click.option(
     "--video",
     type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
+    default=STIMULATE["video"],
     help="MP4 of the primary run (flygym; default OUT/video.mp4).",
 )
-@click.option("--viewer", is_flag=True, help="Live MuJoCo viewer (flygym; needs a display).")
-@mapping_options
-@timestep_option
+@click.option(
+    "--viewer",
+    is_flag=True,
+    default=STIMULATE["viewer"],
+    help="Live MuJoCo viewer (flygym; needs a display).",
+)
+@mapping_options(STIMULATE["mapping"])
+@timestep_option(STIMULATE["timestep"])
 @click.option(
     "--compare/--no-compare",
-    default=True,
+    default=STIMULATE["compare"],
     show_default=True,
     help="Also run the other normalisation.",
 )
-@controller_options
-@connectome_option
+@controller_options(STIMULATE["controller"])
+@seed_option(STIMULATE["seed"])
+@connectome_option(STIMULATE["connectome"])
 @out_option()
 def stimulate_cmd(
     side: str,
@@ -94,7 +135,7 @@ def stimulate_cmd(
 ) -> None:
     """Stimulate sensory neurons on one side; walk the fly with the DN-VNC output."""
     from wirelab.fly.controller import ControllerConfig
-    from wirelab.fly.stimulation.stimulate import StimulateConfig, run
+    from wirelab.fly.stimulation.stimulate import run
 
     config = StimulateConfig(
         side=side,
@@ -125,27 +166,43 @@ def stimulate_cmd(
 @click.command("lateralization")
 @click.option(
     "--modalities",
-    default="all-known",
+    default=",".join(LATERALIZATION["modalities"]),
     show_default=True,
-    help="Comma list, or 'all-known' for every modality plus 'all'.",
+    help=f"Comma list, or {ALL_KNOWN!r} for every modality plus 'all'.",
 )
-@click.option("--gains", default="0.5,1,2", show_default=True, help="Input gains.")
 @click.option(
-    "--normalize", type=click.Choice(["row", "spectral", "both"]), default="both", show_default=True
+    "--gains",
+    default=",".join(f"{g:g}" for g in LATERALIZATION["gains"]),
+    show_default=True,
+    help="Input gains.",
 )
-@nulls_option(5, "Degree-preserving null connectomes.")
+@click.option(
+    "--normalize",
+    type=click.Choice(["row", "spectral", BOTH]),
+    default=next(
+        n
+        for n in ("row", "spectral", BOTH)
+        if _normalizations(n) == LATERALIZATION["normalizations"]
+    ),
+    show_default=True,
+)
+@nulls_option(LATERALIZATION["nulls"], "Degree-preserving null connectomes.")
 @click.option(
     "--boot",
     type=click.IntRange(min=0),
-    default=100,
+    default=LATERALIZATION["boot"],
     show_default=True,
     help="Bootstrap resamples of the input neurons.",
 )
 @click.option(
-    "--steps", type=click.IntRange(min=1), default=20, show_default=True, help="Reservoir updates."
+    "--steps",
+    type=click.IntRange(min=1),
+    default=LATERALIZATION["steps"],
+    show_default=True,
+    help="Reservoir updates.",
 )
-@seed_option
-@connectome_option
+@seed_option(LATERALIZATION["seed"])
+@connectome_option(LATERALIZATION["connectome"])
 @executor_options
 @out_option()
 def lateralization_cmd(
@@ -164,18 +221,12 @@ def lateralization_cmd(
     overwrite: bool,
 ) -> None:
     """Ipsi- or contralateral DN-VNC response per modality and gain, with nulls and mirror."""
-    from wirelab.fly.stimulation.lateralization import LateralizationConfig, run
+    from wirelab.fly.stimulation.lateralization import run
 
-    try:
-        gain_list = tuple(float(g) for g in gains.split(",") if g.strip())
-    except ValueError:
-        raise UsageError(f"--gains must be a comma list of numbers, got {gains!r}") from None
     config = LateralizationConfig(
-        modalities=("all-known",)
-        if modalities == "all-known"
-        else tuple(m.strip() for m in modalities.split(",") if m.strip()),
-        gains=gain_list,
-        normalizations=("row", "spectral") if normalize == "both" else (normalize,),
+        modalities=_modalities(modalities),
+        gains=_gains(gains),
+        normalizations=_normalizations(normalize),
         nulls=n_nulls,
         boot=boot,
         steps=steps,

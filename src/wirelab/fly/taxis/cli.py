@@ -7,6 +7,7 @@ per condition. `wirelab.fly.cli` adds it to the group.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import click
@@ -17,71 +18,89 @@ from wirelab.fly.options import (
     NORMALIZE,
     POSITIVE_SECONDS,
     connectome_option,
+    defaults_of,
     nulls_option,
     readout_option,
     seed_option,
     timestep_option,
     update_steps_option,
 )
+from wirelab.fly.taxis.study import TaxisStudyConfig
+from wirelab.fly.taxis.task import TaxisConfig
 from wirelab.parallel.options import executor_options
+
+# the options' defaults: the study's and its task's field defaults (tests/fly/test_defaults.py)
+STUDY = defaults_of(TaxisStudyConfig)
+TASK = defaults_of(TaxisConfig)
+CONTROLLER = STUDY["controller"]
 
 
 @click.command("taxis")
 @click.option(
-    "--trials", type=click.IntRange(min=1), default=100, show_default=True, help="Test trials."
+    "--trials",
+    type=click.IntRange(min=1),
+    default=TASK["trials"],
+    show_default=True,
+    help="Test trials.",
 )
-@click.option("--train-trials", type=click.IntRange(min=2), default=40, show_default=True)
+@click.option(
+    "--train-trials", type=click.IntRange(min=2), default=TASK["train_trials"], show_default=True
+)
 @click.option(
     "--body",
     type=BODIES.choice(),
-    default="kinematic",
+    default=STUDY["body"],
     show_default=True,
     help="Test body (training always runs on the kinematic one).",
 )
 @click.option(
-    "--time-limit", type=POSITIVE_SECONDS, default=10.0, show_default=True, help="Seconds."
+    "--time-limit",
+    type=POSITIVE_SECONDS,
+    default=TASK["time_limit"],
+    show_default=True,
+    help="Seconds.",
 )
 @click.option(
     "--arena-radius",
     type=finite_float(0.0, min_open=True),
-    default=50.0,
+    default=TASK["arena_radius"],
     show_default=True,
     help="mm from the source; a fly beyond it has left the arena: the trial ends, failed.",
 )
-@nulls_option(3, "Degree-preserving null reservoirs trained and tested the same way.")
+@nulls_option(STUDY["nulls"], "Degree-preserving null reservoirs trained and tested the same way.")
 @click.option(
     "--mirror/--no-mirror",
-    default=True,
+    default=STUDY["mirror"],
     show_default=True,
     help="Also test the left-right mirrored connectome.",
 )
-@click.option("--normalize", type=NORMALIZE, default="row", show_default=True)
+@click.option("--normalize", type=NORMALIZE, default=CONTROLLER.normalize, show_default=True)
 @click.option(
     "--encoding",
     type=click.Choice(["adapted", "log"]),
-    default="log",
+    default=TASK["encoding"],
     show_default=True,
     help="Antenna intensity -> sensory input (see wirelab.fly.taxis.task).",
 )
-@click.option("--input-gain", type=FINITE_FLOAT, default=0.3, show_default=True)
-@readout_option
-@update_steps_option(50)
-@seed_option
+@click.option("--input-gain", type=FINITE_FLOAT, default=TASK["input_gain"], show_default=True)
+@readout_option(CONTROLLER.readout)
+@update_steps_option(CONTROLLER.update_steps)
+@seed_option(TASK["seed"])
 @click.option(
     "--video",
     type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
+    default=STUDY["video"],
     help="MP4 of the first flygym test trial.",
 )
-@timestep_option
+@timestep_option(STUDY["timestep"])
 @executor_options
 @click.option(
     "--baseline-trials",
     type=click.IntRange(min=1),
-    default=None,
+    default=STUDY["baseline_trials"],
     help="flygym: trials of the constant and random baselines (default: --trials).",
 )
-@connectome_option
+@connectome_option(STUDY["connectome"])
 @click.option(
     "--resume", is_flag=True, help="Continue the killed study in --out from its saved trials."
 )
@@ -112,9 +131,7 @@ def taxis_cmd(
     overwrite: bool,
 ) -> None:
     """Closed-loop odor taxis with a ridge readout trained to imitate a teacher."""
-    from wirelab.fly.controller import ControllerConfig
-    from wirelab.fly.taxis.study import TaxisStudyConfig, run
-    from wirelab.fly.taxis.task import TaxisConfig
+    from wirelab.fly.taxis.study import run
 
     config = TaxisStudyConfig(
         taxis=TaxisConfig(
@@ -126,8 +143,8 @@ def taxis_cmd(
             input_gain=input_gain,
             seed=seed,
         ),
-        controller=ControllerConfig(
-            modality="olfactory", normalize=normalize, readout=readout, update_steps=update_steps
+        controller=replace(
+            CONTROLLER, normalize=normalize, readout=readout, update_steps=update_steps
         ),
         body=body,
         nulls=n_nulls,

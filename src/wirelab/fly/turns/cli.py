@@ -16,11 +16,13 @@ from wirelab.fly.bodies import BODIES
 from wirelab.fly.options import (
     connectome_option,
     controller_options,
+    defaults_of,
     make_mapping,
     mapping_options,
     timestep_option,
 )
 from wirelab.fly.turns.runs import MODEL_HELP
+from wirelab.fly.turns.study import TurnsConfig
 from wirelab.parallel.options import executor_options
 
 
@@ -32,49 +34,69 @@ def _fmt(d: dict[str, object] | None) -> str:
     return f"{d['mean']:+7.1f} [{ci[0]:+7.1f}, {ci[1]:+7.1f}]"
 
 
+# the options' defaults: `TurnsConfig`'s field defaults (tests/fly/test_defaults.py); the study
+# walks seeds 0 .. --seeds - 1, so it has no --seed
+TURNS = defaults_of(TurnsConfig)
+
+
 @click.command("turns")
-@click.option("--seeds", type=click.IntRange(min=2), default=2, show_default=True)
-@click.option("--models", default="row", show_default=True, help=f"Comma list of: {MODEL_HELP}.")
+@click.option("--seeds", type=click.IntRange(min=2), default=TURNS["seeds"], show_default=True)
 @click.option(
-    "--nulls", type=click.IntRange(min=0), default=2, show_default=True, help="Null rewirings."
+    "--models",
+    default=",".join(TURNS["models"]),
+    show_default=True,
+    help=f"Comma list of: {MODEL_HELP}.",
+)
+@click.option(
+    "--nulls",
+    type=click.IntRange(min=0),
+    default=TURNS["nulls"],
+    show_default=True,
+    help="Null rewirings.",
 )
 @click.option(
     "--null-seeds",
     type=click.IntRange(min=2),
-    default=None,
+    default=TURNS["null_seeds"],
     help="Seeds for the nulls (default: --seeds).",
 )
 @click.option(
     "--settle",
     type=finite_float(0.0),
-    default=2.0,
+    default=TURNS["settle"],
     show_default=True,
     help="Seconds walked before the stimulus (flygym's start-up transient).",
 )
 @click.option(
     "--duration",
     type=finite_float(0.0, min_open=True),
-    default=2.0,
+    default=TURNS["duration"],
     show_default=True,
     help="Stimulated seconds.",
 )
-@click.option("--body", type=BODIES.choice(), default="flygym", show_default=True)
-@timestep_option
+@click.option("--body", type=BODIES.choice(), default=TURNS["body"], show_default=True)
+@timestep_option(TURNS["timestep"])
 @executor_options
-@click.option("--video/--no-video", default=True, show_default=True, help="Side-by-side MP4.")
+@click.option(
+    "--video/--no-video", default=TURNS["video"], show_default=True, help="Side-by-side MP4."
+)
 @click.option(
     "--frame-every",
     type=click.IntRange(min=1),
-    default=200,
+    default=TURNS["frame_every"],
     show_default=True,
     help="Physics steps per rendered frame.",
 )
 @click.option(
-    "--frame-size", type=click.IntRange(32, 1024), default=240, show_default=True, help="Pixels."
+    "--frame-size",
+    type=click.IntRange(32, 1024),
+    default=TURNS["frame_size"][0],
+    show_default=True,
+    help="Pixels (square frames).",
 )
-@mapping_options
-@controller_options
-@connectome_option
+@mapping_options(TURNS["mapping"])
+@controller_options(TURNS["controller"])
+@connectome_option(TURNS["connectome"])
 @out_option(default="runs/fly/turns")
 @click.option(
     "--resume", is_flag=True, help="Continue the killed study in --out from its saved runs."
@@ -105,7 +127,6 @@ def turns_cmd(
     input_gain: float,
     readout: str,
     update_steps: int,
-    seed: int,
     connectome: str,
     out: Path,
     overwrite: bool,
@@ -113,7 +134,7 @@ def turns_cmd(
 ) -> None:
     """Turn per condition with 95% CIs and paired differences to a control on the same seeds."""
     from wirelab.fly.controller import ControllerConfig
-    from wirelab.fly.turns.study import TurnsConfig, run
+    from wirelab.fly.turns.study import run
 
     config = TurnsConfig(
         seeds=seeds,
@@ -124,7 +145,13 @@ def turns_cmd(
         duration=duration,
         mapping=make_mapping(mapping, sides, baseline, gain, offset),
         controller=ControllerConfig(
-            modality, "row", alpha, leak, input_gain, readout, update_steps
+            modality,
+            TURNS["controller"].normalize,
+            alpha,
+            leak,
+            input_gain,
+            readout,
+            update_steps,
         ),
         body=body,
         timestep=timestep,
