@@ -21,7 +21,7 @@ without them they are skipped with the reason printed.
     python examples/03_logic_to_c_verilog_up5k.py           # the mnist01 recipe (about 30 s)
     python examples/03_logic_to_c_verilog_up5k.py --small   # 400 steps, 2 x 60 gates (CI size)
 
-``--recipe recipes/logic/mnist10-up5k.toml`` runs the ten-class classifier sized for the UP5K
+``--recipe mnist10-up5k`` runs the ten-class classifier sized for the UP5K
 the same way (40,000 training steps: hours on one core; its place and route takes minutes).
 """
 
@@ -34,7 +34,7 @@ from pathlib import Path
 from wirelab.logic import discretize, export_c, export_verilog, to_circuit, train, up5k, verify
 from wirelab.logic.circuit.tools import have
 
-RECIPE = Path(__file__).resolve().parents[1] / "recipes" / "logic" / "mnist01.toml"
+RECIPE = "mnist01"  # a recipe by name (wirelab.logic.RECIPES), or the path of a TOML file
 PROOF_TOOLS = ("yosys", "iverilog", "vvp")
 FPGA_TOOLS = ("yosys", "nextpnr-ice40", "icepack", "iverilog", "vvp")
 
@@ -45,7 +45,9 @@ def main() -> None:
     parser.add_argument(
         "--out", type=Path, default=Path("runs/examples/03_logic_to_c_verilog_up5k")
     )
-    parser.add_argument("--recipe", type=Path, default=RECIPE, help="a recipes/logic/*.toml")
+    parser.add_argument(
+        "--recipe", default=RECIPE, help="a recipe name (wirelab logic recipes) or a TOML file"
+    )
     args = parser.parse_args()
     summary: dict[str, object] = {}
 
@@ -53,7 +55,7 @@ def main() -> None:
     small = {"steps": 400, "eval_every": 100, "dense": [60, 60]} if args.small else {}
     result = train(args.recipe, out=args.out / "run", overwrite=True, quiet=True, **small)
     m = result.metrics
-    print(f"trained {args.recipe.stem}: {m['steps_run']} steps in {m['train_seconds']:.1f} s")
+    print(f"trained {Path(args.recipe).stem}: {m['steps_run']} steps in {m['train_seconds']:.1f} s")
     print(
         f"test accuracy ({m['n_test']} images): relaxed {m['accuracy_soft']:.4f}, "
         f"discrete {result.accuracy:.4f}"

@@ -116,8 +116,13 @@ def test_sdist_holds_the_source_release(tmp_path: Path) -> None:
     for need in ("pyproject.toml", "README.md", "LICENSE", "CITATION.cff", "MANIFEST.in"):
         assert need in names
     assert "src/wirelab/__init__.py" in names and "src/wirelab/py.typed" in names
-    recipes = {p.relative_to(REPO).as_posix() for p in REPO.glob("recipes/**/*.toml")}
+    recipes = {
+        f"src/wirelab/logic/recipes/{p.name}" for p in (REPO / "recipes" / "logic").glob("*.toml")
+    }
     assert recipes and recipes <= names
+    assert not any(
+        n.startswith("recipes/") for n in names
+    )  # one copy of the recipes: the package's
     assert not any(n.startswith(("tests/", ".venv", "docs/figures")) for n in names)
 
 
