@@ -11,7 +11,10 @@ run or per study, never per physics step) with the fly environment's Python::
     main env: run(config, out) --pickle(target, config, out, kwargs)--> fly env: run(config, out)
               <-- metrics.json (read back), or the child's one-line error raised here --
 
-The child inherits the terminal, so its progress lines show as if it ran here. Its errors come back
+The child lives within the lifetime of the process that started it (`wirelab.fly.child`): it
+dies with it (even by SIGKILL), SIGTERM and Ctrl-C here stop it and record the failure in the
+run's directory, and this process ends only after the child. The child writes to the terminal,
+so its progress lines show as if it ran here. Its errors come back
 through a small JSON file and are raised here as the same class with the same one-line message.
 
 A script that opens the flygym body itself (not an experiment) calls `rerun_in_fly_env` first:
@@ -28,7 +31,6 @@ import importlib
 import json
 import os
 import pickle
-import subprocess
 import sys
 import tempfile
 from collections.abc import Callable
@@ -38,6 +40,7 @@ from typing import Any, TypeVar
 from wirelab import errors
 from wirelab.errors import UsageError, WirelabError
 from wirelab.fly.bodies.base import flygym2_here
+from wirelab.fly.child import run_child
 
 FLY_ENV = ".venv-fly"
 PYTHON_VAR = "WIRELAB_FLY_PYTHON"
@@ -77,6 +80,19 @@ def fly_python() -> Path | None:
     return None
 
 
+def _startable_fly_python() -> Path:
+    """`fly_python`, or a one-line `WirelabError` when there is none or it cannot be started
+    (checked here: the tethered start would only report it as the child's exit status 127)."""
+    python = fly_python()
+    if python is None:
+        raise WirelabError(f"the flygym body runs in the fly environment, not set up; {SETUP_HINT}")
+    if not (python.is_file() and os.access(python, os.X_OK)):
+        raise WirelabError(
+            f"cannot start the fly environment ({python}): not an executable file; {SETUP_HINT}"
+        )
+    return python
+
+
 def in_fly_env(run: F) -> F:
     """Decorate an experiment's ``run(config, out, **kwargs)``: hand it to the fly environment
     when ``config.body`` lives there and this interpreter cannot import it (after
@@ -99,21 +115,19 @@ def run_in_fly_env(target: str, config: Any, out: Path, **kwargs: Any) -> dict[s
     environment; return the metrics it wrote, or raise its one-line error here."""
     if os.environ.get(CHILD_VAR):
         raise WirelabError(f"the fly environment cannot import flygym 2; {SETUP_HINT}")
-    python = fly_python()
-    if python is None:
-        raise WirelabError(f"the flygym body runs in the fly environment, not set up; {SETUP_HINT}")
+    python = _startable_fly_python()
     payload = pickle.dumps((target, config, Path(out).resolve(), kwargs, list(sys.argv)))
     with tempfile.TemporaryDirectory(prefix="wirelab-fly-") as tmp:
         error_file = Path(tmp) / "error.json"
         env = {**os.environ, CHILD_VAR: "1", ERROR_VAR: str(error_file)}
         try:
-            proc = subprocess.run(
-                [str(python), "-m", "wirelab.fly.envs"], input=payload, env=env, check=False
+            code = run_child(
+                [str(python), "-m", "wirelab.fly.envs"], env=env, payload=payload, out=Path(out)
             )
         except OSError as exc:
             raise WirelabError(f"cannot start the fly environment ({python}): {exc}") from None
-        if proc.returncode != 0:
-            raise child_error(error_file, proc.returncode)
+        if code != 0:
+            raise child_error(error_file, code)
     metrics = Path(out) / "metrics.json"
     result: dict[str, Any] = json.loads(metrics.read_text())
     return result
@@ -132,15 +146,13 @@ def rerun_in_fly_env(argv: list[str] | None = None) -> None:
         return
     if os.environ.get(CHILD_VAR):
         raise WirelabError(f"the fly environment cannot import flygym 2; {SETUP_HINT}")
-    python = fly_python()
-    if python is None:
-        raise WirelabError(f"the flygym body runs in the fly environment, not set up; {SETUP_HINT}")
+    python = _startable_fly_python()
     args = list(sys.argv if argv is None else argv)
     try:
-        proc = subprocess.run([str(python), *args], env={**os.environ, CHILD_VAR: "1"}, check=False)
+        code = run_child([str(python), *args], env={**os.environ, CHILD_VAR: "1"})
     except OSError as exc:
         raise WirelabError(f"cannot start the fly environment ({python}): {exc}") from None
-    raise SystemExit(proc.returncode)
+    raise SystemExit(code)
 
 
 def child_error(error_file: Path, code: int) -> WirelabError:
@@ -159,11 +171,11 @@ def child_error(error_file: Path, code: int) -> WirelabError:
 
 def child_main() -> int:
     """Entry point in the fly environment: unpickle the run from stdin, run it, report errors."""
-    target, config, out, kwargs, argv = pickle.loads(sys.stdin.buffer.read())
-    sys.argv = argv  # config.json records the command the user typed
-    module, name = target.split(":")
-    run = getattr(importlib.import_module(module), name)
     try:
+        target, config, out, kwargs, argv = pickle.loads(sys.stdin.buffer.read())
+        sys.argv = argv  # config.json records the command the user typed
+        module, name = target.split(":")
+        run = getattr(importlib.import_module(module), name)
         run(config, out, **kwargs)
     except WirelabError as exc:
         message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
