@@ -4,15 +4,19 @@ check of every path or name written into a yosys script."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
+import signal
 import subprocess
 import time
 from collections.abc import Callable
 from pathlib import Path
 
 from wirelab.errors import UsageError, WirelabError
+from wirelab.lifetime import sigterm_raises
+from wirelab.parallel.tether import tethered
 from wirelab.results import atomic_write_bytes
 
 INSTALL = {
@@ -67,6 +71,11 @@ def run_tool(
     """Run ``cmd`` in ``cwd``; return its output (stdout and stderr as written); raise
     `ToolError` with the failing line, or when it runs past ``timeout`` (it is then killed).
 
+    The tool lives within this process's lifetime: it is started through
+    `wirelab.parallel.tether.tethered` (it dies with this process, even by SIGKILL) in a process
+    group of its own, which is killed whenever this call ends: the tool finished, timed out, or
+    this process got Ctrl-C or SIGTERM (raised as `wirelab.lifetime.Terminated` here).
+
     The output goes to ``cwd/<tool>.log`` as the tool runs; with ``progress``, every ``every``
     seconds ``progress`` gets the elapsed time and the log's last line (a long nextpnr run is
     otherwise silent for up to its ``timeout``)."""
@@ -74,8 +83,10 @@ def run_tool(
     t0 = time.monotonic()
     rc: int | None = None
     step = every if progress is not None else timeout
-    with log_path.open("w") as out:
-        proc = subprocess.Popen(cmd, cwd=cwd, stdout=out, stderr=subprocess.STDOUT)
+    with log_path.open("w") as out, sigterm_raises():
+        proc = subprocess.Popen(
+            tethered(cmd), cwd=cwd, stdout=out, stderr=subprocess.STDOUT, process_group=0
+        )
         try:
             while rc is None:
                 left = t0 + timeout - time.monotonic()
@@ -87,9 +98,7 @@ def run_tool(
                     last = _last_line(log_path)
                     progress(f"{time.monotonic() - t0:.0f} s" + (f": {last}" if last else ""))
         finally:
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait()
+            _end_group(proc)
     log = log_path.read_text(errors="replace")
     if rc is None:
         raise ToolError(f"{what} timed out after {timeout:.0f} s")
@@ -97,6 +106,15 @@ def run_tool(
         errs = [ln for ln in log.splitlines() if "error" in ln.lower()] or log.splitlines()[-1:]
         raise ToolError(f"{what} failed (exit {rc}): {(errs or ['?'])[0].strip()}")
     return log
+
+
+def _end_group(proc: subprocess.Popen[bytes]) -> None:
+    """SIGKILL the tool's process group (the tool and what it started, e.g. yosys's abc) while
+    the tool still runs (its group's id cannot be reused before it is reaped), and reap it."""
+    if proc.poll() is None:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
 
 
 def _last_line(path: Path) -> str:
