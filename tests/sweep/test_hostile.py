@@ -252,6 +252,13 @@ def test_non_finite_grid_values_are_one_line(
         ("wirelab --help", "has no command '--help'"),
         ("wirelab logic", "is a group, not a command"),
         ("wirelab data list", "takes no --out DIR"),
+        ("python -c 'import os'", "must be python -m MODULE"),
+        ("python3 -c pass", "must be python -m MODULE"),
+        ("python evil.py", "must be python -m MODULE"),
+        ("python -u -m tests.sweep.toy", "must be python -m MODULE"),
+        ("python -m", "must be python -m MODULE"),
+        ("python -m ../x", "must be python -m MODULE"),
+        ("python", "must be python -m MODULE"),
     ],
 )
 def test_a_command_that_is_not_a_wirelab_command_is_refused_at_dry_run(
@@ -260,8 +267,17 @@ def test_a_command_that_is_not_a_wirelab_command_is_refused_at_dry_run(
     r = _sweep(tmp_path, f'[sweep]\ncommand = "{command}"\n[vary]\nseed = [0, 1]\n', "--dry-run")
     assert r.returncode == 2 and one_line_error(r) and message in r.stderr, r.stderr
     assert r.stdout == ""
-    for ok in ("wirelab logic train", "python -m tests.sweep.toy"):
+    for ok in ("wirelab logic train", "python -m tests.sweep.toy", "python3 -m pkg.mod --x 1"):
         assert parse_grid(_grid({"seed": [0]}, command=ok)).command == ok
+
+
+def test_a_python_c_grid_runs_nothing(tmp_path: Path) -> None:
+    """``python -c`` is refused when the grid is read: the sweep writes nothing, runs nothing."""
+    marker = tmp_path / "ran"
+    body = f'[sweep]\ncommand = "python -c \'open(\\"{marker}\\", \\"w\\")\'"\n[vary]\nseed = [0]\n'
+    r = _sweep(tmp_path, body)
+    assert r.returncode == 2 and one_line_error(r) and "python -m MODULE" in r.stderr, r.stderr
+    assert not marker.exists() and not (tmp_path / "o").exists()
 
 
 @pytest.mark.parametrize("value", ["nan", "inf", "-inf", "0", "-1"])

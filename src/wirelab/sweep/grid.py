@@ -26,9 +26,11 @@ A grid may have at most ``max_points`` points (`DEFAULT_MAX_POINTS`; ``wirelab s
 of values or points is built, so a mistyped range fails at once.
 
 The command must be a wirelab command that writes a result directory (``wirelab GROUP COMMAND``,
-resolved through the CLI and taking ``--out``), or ``python ...`` for an experiment of one's own;
-anything else is refused when the grid is read (``--dry-run`` too). Every number in ``[fixed]``
-and ``[vary]`` must be finite: NaN and inf are refused with one line naming the key.
+resolved through the CLI and taking ``--out``), or ``python -m MODULE`` for an experiment module
+of one's own; anything else (another program, ``python -c``, a script path) is refused when the
+grid is read (``--dry-run`` too). A grid runs the code its command names, as a script would.
+Every number in ``[fixed]`` and ``[vary]`` must be finite: NaN and inf are refused with one line
+naming the key.
 
 Keys become options with underscores turned into dashes (``batch_size`` -> ``--batch-size``);
 ``true`` passes a bare flag, ``false`` leaves it out. A point is named by a hash of its
@@ -151,17 +153,28 @@ def command_argv(command: str) -> list[str]:
     return argv
 
 
+_MODULE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
+
+
 def check_command(command: str) -> None:
     """One-line `UsageError` unless ``command`` is a wirelab command taking ``--out`` (resolved
-    through the CLI's groups) or a ``python ...`` command."""
+    through the CLI's groups) or ``python -m MODULE ...`` (an experiment module of one's own, by
+    its dotted name). Anything else is refused: another program, ``python -c CODE``, a script
+    path, ``python`` with other flags. A grid runs the code its command names, as a script would:
+    a wirelab command, or the module it names (docs/sweep.md)."""
     command_argv(command)  # splits, and is not empty
     words = shlex.split(command)
     if words[0] in ("python", "python3"):
-        return
+        if len(words) >= 3 and words[1] == "-m" and _MODULE.match(words[2]):
+            return
+        raise UsageError(
+            f"the grid's command {_shown(command)} is not a wirelab command: a python command "
+            "must be python -m MODULE (an experiment module of your own; not -c or a script)"
+        )
     if words[0] != "wirelab":
         raise UsageError(
-            f"the grid's command {command!r} is not a wirelab command: use wirelab GROUP COMMAND, "
-            "or python -m MODULE for an experiment of your own"
+            f"the grid's command {_shown(command)} is not a wirelab command: use wirelab GROUP "
+            "COMMAND, or python -m MODULE for an experiment of your own"
         )
     from wirelab.cli import cli
 
@@ -183,6 +196,12 @@ def check_command(command: str) -> None:
         raise UsageError(f"the grid's command {' '.join(path)} is a group, not a command")
     if not any(isinstance(p, click.Option) and "--out" in p.opts for p in cmd.params):
         raise UsageError(f"the grid's command {' '.join(path)} takes no --out DIR")
+
+
+def _shown(command: str) -> str:
+    """The command as one safe line for an error message (at most 80 characters)."""
+    text = command.encode("ascii", "backslashreplace").decode()
+    return repr(text if len(text) <= 80 else text[:77] + "...")
 
 
 def _check_finite(where: str, value: Any) -> None:
