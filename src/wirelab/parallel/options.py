@@ -1,5 +1,7 @@
 """``--workers``, ``--backend`` and ``--address``: one definition for every study command.
 
+``--address`` is ``HOST:PORT`` (`address_option`: its form is checked here, before any work; the
+port is probed with a deadline before Ray joins it, `wirelab.parallel.address`).
 ``--workers N`` is any positive number; without it a study uses every core this process may run
 on (its CPU affinity, `wirelab.parallel.jobs.default_workers`). Where a job is large (a flygym
 process), `check_workers_memory` refuses a ``--workers`` whose jobs cannot fit in the memory
@@ -14,10 +16,27 @@ from typing import Any, TypeVar
 import click
 
 from wirelab.cli_options import available_memory, check_memory
+from wirelab.errors import UsageError
+from wirelab.parallel.address import parse_address
 from wirelab.parallel.jobs import default_workers
 from wirelab.parallel.pool import POOLS
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+
+def address_option(
+    ctx: click.Context | None, param: click.Parameter | None, value: str | None
+) -> str | None:
+    """``--address``'s callback: ``HOST:PORT`` or nothing; any other form is a one-line error
+    (exit 2) before any work (`wirelab.parallel.address.parse_address`). Also the callback of
+    ``wirelab sweep --address``."""
+    if value is None:
+        return None
+    try:
+        parse_address(value)
+    except UsageError as exc:
+        raise click.BadParameter(str(exc).removeprefix("--address "), ctx, param) from None
+    return value
 
 
 def executor_options(f: F) -> F:
@@ -41,6 +60,7 @@ def executor_options(f: F) -> F:
             "--address",
             default=None,
             metavar="HOST:PORT",
+            callback=address_option,
             help="The Ray cluster to join (--backend ray); none: Ray starts one here.",
         ),
     ]

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from wirelab.errors import UsageError
+from wirelab.parallel.address import parse_address
 from wirelab.parallel.jobs import DEFAULT_RETRIES, Job, JobResult, call, default_workers, error_line
 from wirelab.registry import Registry
 
@@ -61,6 +62,13 @@ class Pool:
         address: str | None = None,
     ) -> None:
         self.workers, self.threads, self.retries, self.address = workers, threads, retries, address
+
+    @classmethod
+    def check_address(cls, address: str) -> None:
+        """One-line error unless ``address`` can be this back end's cluster: by default its form
+        (``HOST:PORT``, `wirelab.parallel.address.parse_address`, exit 2); a back end may also
+        check, with a bounded time, that the cluster answers (``ray``: exit 1 when not)."""
+        parse_address(address)
 
     def run(self, jobs: list[Job], shared: Any = None) -> Generator[JobResult, None, None]:
         """Run ``jobs`` (``fn(shared, *args)``, or ``fn(*args)`` without ``shared``); yield each
@@ -140,13 +148,17 @@ class ExecOptions:
     threads: int = 1
 
     def validate(self) -> None:
-        """One-line `UsageError` for options that cannot work (before any work)."""
+        """One-line error for options that cannot work (before any work): a `UsageError`, or a
+        `WirelabError` for a cluster ``address`` where none answers (`Pool.check_address`:
+        ``HOST:PORT``, and for ``ray`` a Ray head answering within a few seconds)."""
         POOLS.get(self.backend)
         if self.workers is not None and self.workers < 1:
             raise UsageError(f"--workers must be at least 1, got {self.workers}")
         if self.address and not POOLS.fact(self.backend, "address"):
             takes = [n for n in POOLS.names() if POOLS.fact(n, "address")]
             raise UsageError(f"--address only applies to --backend {' or '.join(takes)}")
+        if self.address:
+            POOLS.get(self.backend).check_address(self.address)
         if self.retries < 0 or self.threads < 1:
             raise UsageError("retries must be >= 0 and threads >= 1")
 

@@ -16,12 +16,15 @@ from __future__ import annotations
 
 import contextlib
 import pickle
+import signal
 import sys
+import threading
 import time
 from collections.abc import Generator
 from typing import Any
 
-from wirelab.errors import UsageError, WirelabError
+from wirelab.errors import WirelabError
+from wirelab.parallel.address import probe_address
 from wirelab.parallel.jobs import Job, JobResult, call, error_line
 from wirelab.parallel.pool import Pool
 
@@ -39,22 +42,33 @@ def import_ray() -> Any:
 
 
 def init_ray(ray: Any, address: str | None, cpus: int) -> None:
-    """Join the cluster at ``address``, or start a local one with ``cpus`` CPUs."""
+    """Join the cluster at ``address``, or start a local one with ``cpus`` CPUs.
+
+    A cluster's address is checked first (`wirelab.parallel.address.probe_address`: its form,
+    then a TCP connection and a gRPC answer, each within a few seconds): Ray is never asked to
+    join an address where no Ray head answers, since its own client retries there for minutes,
+    deaf to SIGTERM, and may crash the process when it gives up. ``ray.init`` replaces this
+    process's SIGTERM handler; the run's own (`wirelab.lifetime.sigterm_raises`) is put back.
+    """
     kwargs: dict[str, object] = {
         "include_dashboard": False,
         "log_to_driver": False,
         "configure_logging": False,
     }
     if address:
+        probe_address(address)
         kwargs["address"] = address
     else:  # "local": a new instance here, never a cluster that happens to run on this machine
         kwargs["address"] = "local"
         kwargs["num_cpus"] = cpus
         kwargs["object_store_memory"] = 256 * 2**20
+    main = threading.current_thread() is threading.main_thread()
+    on_term = signal.getsignal(signal.SIGTERM) if main else None
     try:
         ray.init(**kwargs)
     except ConnectionError as exc:
-        raise UsageError(f"cannot connect to the Ray cluster at {address}: {exc}") from None
+        text = " ".join(str(exc).split())[:200]
+        raise WirelabError(f"cannot connect to the Ray cluster at {address}: {text}") from None
     except Exception as exc:  # Ray raises a bare Exception when its node does not start
         text = " ".join(str(exc).split())[:200]
         if address:
@@ -64,6 +78,9 @@ def init_ray(ray: Any, address: str | None, cpus: int) -> None:
             "can miss the raylet's start-up deadline (see /tmp/ray/session_latest/logs/"
             "raylet.err); retry, or use --backend local"
         ) from None
+    finally:
+        if on_term is not None:
+            signal.signal(signal.SIGTERM, on_term)
 
 
 def _task(job: bytes, shared: bytes) -> bytes:
@@ -79,6 +96,11 @@ class RayPool(Pool):
     """Jobs as Ray tasks (module docstring)."""
 
     remote = True
+
+    @classmethod
+    def check_address(cls, address: str) -> None:
+        """``HOST:PORT`` where a Ray head answers within a few seconds (`probe_address`)."""
+        probe_address(address)
 
     def run(self, jobs: list[Job], shared: Any = None) -> Generator[JobResult, None, None]:
         ray = import_ray()

@@ -24,6 +24,7 @@ import click
 
 from wirelab.cli_options import OUT_DIR, THREADS
 from wirelab.parallel import POOLS
+from wirelab.parallel.options import address_option
 from wirelab.sweep.grid import DEFAULT_MAX_POINTS
 from wirelab.sweep.options import SweepOptions
 
@@ -42,6 +43,8 @@ DEFAULTS = SweepOptions()
 @click.option(
     "--address",
     default=DEFAULTS.address,
+    metavar="HOST:PORT",
+    callback=address_option,
     help="Ray cluster address (ray backend); none: start one.",
 )
 @click.option(
