@@ -98,8 +98,8 @@ def test_report_command_leaks_nothing_and_names_links_on_stderr(tmp_path: Path) 
     r = wirelab("report", runs, "--out", tmp_path / "r.html")
     assert r.returncode == 0, r.stderr
     assert _leaks(r.stdout + r.stderr + (tmp_path / "r.html").read_text()) == []
-    line = next(ln for ln in r.stderr.splitlines() if ln.startswith("not followed:"))
-    assert "11 symbolic links" in line and str(runs / "linked-run") in line, line
+    line = next(ln for ln in r.stderr.splitlines() if ln.startswith("not read:"))
+    assert "11 links, symbolic or hard" in line and str(runs / "linked-run") in line, line
 
 
 def test_a_linked_run_or_metrics_named_on_the_command_line_is_not_read(tmp_path: Path) -> None:

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from wirelab.report.files import csv_table, figures, file_list
 from wirelab.report.media import EmbedBudget
+from wirelab.report.reading import shown
 from wirelab.report.runs import Run
 from wirelab.report.tables import MAX_ROWS, fmt, kv_table, metrics_parts, split_metrics
 
@@ -74,7 +75,7 @@ def _command(run: Run) -> str:
         lines = [f"# {cmd}"] if cmd else []
         lines += [f"$ {argv}"] if argv else []
         html = f'<pre class="cmd">{escape(chr(10).join(lines))}</pre>'
-    return html + f'<p class="dim mono">{escape(str(run.path))}</p>'
+    return html + f'<p class="dim mono">{escape(shown(run.path))}</p>'
 
 
 def _metrics_and_config(run: Run, max_rows: int) -> str:

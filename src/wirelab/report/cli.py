@@ -1,7 +1,8 @@
 """``wirelab report DIR... --out PAGE.html``: one HTML page from result directories.
 
 An empty DIR (which would take the current directory) is a usage error; symbolic links inside
-the runs are never followed, and the command names them in one line on stderr.
+the runs are never followed and hard-linked files never read, and the command names them in one
+line on stderr; every name is printed safely whatever its bytes.
 """
 
 from __future__ import annotations
@@ -94,6 +95,7 @@ def command(
     are shown as such, with the reason.
     """
     from wirelab.report.html import check_out, write_runs
+    from wirelab.report.reading import shown
     from wirelab.report.runs import load_runs
 
     size = _viewport(screenshot_size)
@@ -110,7 +112,7 @@ def command(
         max_embed_bytes=int(max_embed_mb * 2**20),
         max_page_bytes=int(max_page_mb * 2**20),
     )
-    click.echo(f"{len(runs)} runs -> {page} ({page.stat().st_size / 2**20:.1f} MB)")
+    click.echo(f"{len(runs)} runs -> {shown(page)} ({page.stat().st_size / 2**20:.1f} MB)")
     not_complete = [f"{r.name} ({r.status})" for r in runs if r.status != "complete"]
     if not_complete:
         click.echo(f"not complete (shown with the reason): {', '.join(not_complete)}", err=True)
@@ -120,13 +122,15 @@ def command(
 
 
 def _note_links(links: list[Path], shown: int = 5) -> None:
-    """One line on stderr naming the symbolic links left out (the first ``shown`` of them)."""
+    """One line on stderr naming the links left out, symbolic or hard (the first ``shown``)."""
     if not links:
         return
-    names = ", ".join(str(f) for f in links[:shown]) + (", ..." if len(links) > shown else "")
+    from wirelab.report.reading import shown as safe
+
+    names = ", ".join(safe(f) for f in links[:shown]) + (", ..." if len(links) > shown else "")
     click.echo(
-        f"not followed: {len(links)} symbolic link{'s' if len(links) > 1 else ''} "
-        f"(only regular files inside the runs are read): {names}",
+        f"not read: {len(links)} link{'s' if len(links) > 1 else ''}, symbolic or hard "
+        f"(only regular files inside the runs, with no other name, are read): {names}",
         err=True,
     )
 

@@ -3,7 +3,8 @@
 Plots (PNG/JPEG/GIF/SVG) and videos (MP4/WebM) up to ``max_bytes`` are embedded as base64
 ``data:`` URIs, so the page needs nothing beside it; larger ones, and every other file, are
 linked; videos past the page's budget show their first frame (`wirelab.report.media`). A link
-is the file's path relative to the page, URL-quoted (`urllib.parse.quote`, so
+is the file's path relative to the page, its own bytes URL-quoted (`urllib.parse.quote`, so a
+byte that is not UTF-8 is ``%FF``, and
 ``:``, ``?``, ``#``, spaces and ``&`` are percent-encoded) and starting with ``./`` or ``../``:
 a browser can only read it as a path beside the page, never as a ``javascript:`` or other scheme.
 
@@ -26,7 +27,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from wirelab.report.media import EmbedBudget, poster_figure
-from wirelab.report.reading import Refused, file_size, read_bytes, read_text
+from wirelab.report.reading import Refused, file_size, href_bytes, read_bytes, read_text, shown
 from wirelab.report.runs import IMAGE_SUFFIXES, VIDEO_SUFFIXES, Run
 from wirelab.report.tables import Records, records_table
 
@@ -40,7 +41,7 @@ def href(path: Path, page_dir: Path) -> str:
     >>> href(Path("/r/x/javascript:alert(5)"), Path("/r"))
     './x/javascript%3Aalert%285%29'
     """
-    rel = quote(Path(os.path.relpath(path, page_dir)).as_posix(), safe="/")
+    rel = quote(href_bytes(Path(os.path.relpath(path, page_dir)).as_posix()), safe="/")
     return rel if rel.startswith("../") else f"./{rel}"
 
 
@@ -80,7 +81,7 @@ def _link(caption: str, path: Path, page_dir: Path, note: str) -> str:
 
 def figure(run: Run, img: Path, page_dir: Path, max_bytes: int) -> str:
     """One plot: embedded as a ``data:`` URI, linked when larger than ``max_bytes``, or skipped."""
-    caption = escape(img.relative_to(run.path).as_posix())
+    caption = escape(shown(img.relative_to(run.path).as_posix()))
     try:
         size = file_size(img, run.path)
         if size == 0:
@@ -108,7 +109,7 @@ def video(
 ) -> str:
     """One video: embedded (with a link to the file) up to ``max_bytes`` while ``budget`` lasts;
     past the budget its poster frame and a link (`wirelab.report.media`); else only linked."""
-    caption = escape(vid.relative_to(run.path).as_posix())
+    caption = escape(shown(vid.relative_to(run.path).as_posix()))
     try:
         size = file_size(vid, run.path)
         if size == 0 or size > max_bytes:
@@ -174,7 +175,7 @@ def read_csv(path: Path, root: Path) -> tuple[list[dict[str, str]], int]:
 def csv_table(run: Run, path: Path, max_rows: int) -> str:
     """A CSV table of the run (e.g. a sweep's results.csv), cut to ``max_rows`` rows; rows longer
     than the header are left out with a note."""
-    name = path.relative_to(run.path).as_posix()
+    name = shown(path.relative_to(run.path).as_posix())
     try:
         size = file_size(path, run.path)
         if size > MAX_CSV_BYTES:
@@ -209,7 +210,7 @@ def file_list(run: Run, page_dir: Path) -> str:
             size = _why(exc)
         items.append(
             f'<li><a href="{escape(href(f, page_dir))}">'
-            f"{escape(f.relative_to(run.path).as_posix())}</a> "
+            f"{escape(shown(f.relative_to(run.path).as_posix()))}</a> "
             f'<span class="dim">{escape(size)}</span></li>'
         )
     return (

@@ -211,7 +211,8 @@ def write_runs(
         max_page_bytes=max_page_bytes,
     )
     try:
-        atomic_write_bytes(out, html.encode("utf-8"))
+        # backslashreplace: a lone surrogate from a run's JSON text never stops the page
+        atomic_write_bytes(out, html.encode("utf-8", "backslashreplace"))
     except OSError as exc:
         raise WirelabError(f"cannot write {out}: {exc.strerror or exc}") from None
     return out

@@ -12,18 +12,20 @@ A run's status is `wirelab.results.ResultDir.status`, shown as
 - ``in progress``: the marker is there: still running, or killed (said when its process is gone);
 - ``failed``: ``failed.json``, whose reason is shown;
 - ``incomplete``: ``config.json`` but none of the above (a run from before the marker existed);
-- ``broken``: ``config.json`` or ``metrics.json`` is not valid JSON, or is a symbolic link
-  (whatever the marker says).
+- ``broken``: ``config.json`` or ``metrics.json`` cannot be shown: not valid JSON (a number
+  past Python's digit limit, nesting past `wirelab.report.reading.MAX_JSON_DEPTH`, not UTF-8,
+  too large: `wirelab.report.reading.read_json`), or a symbolic or hard link (whatever the marker
+  says). One bad file makes its run broken, never the page's failure.
 
 Only regular files inside a run's folder are read (`wirelab.report.reading`): symbolic links, to
-files or directories, are never followed; a run's links are listed in ``Run.links`` and named
-among its problems, and linked directories met while searching are collected by
-`find_result_dirs` for the command to name.
+files or directories, are never followed, and files with more than one name (hard links) are
+not read either; a run's links of both kinds are listed in ``Run.links`` and named among its
+problems, and linked directories met while searching are collected by `find_result_dirs` for
+the command to name. Names are shown whatever their bytes (`wirelab.report.reading.shown`).
 """
 
 from __future__ import annotations
 
-import json
 import os
 import platform
 import re
@@ -33,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from wirelab.errors import UsageError
-from wirelab.report.reading import Refused, read_text
+from wirelab.report.reading import HARD_LINK, Refused, Unreadable, read_json, refusal, shown
 from wirelab.results import CONFIG, FAILED, IN_PROGRESS, METRICS, ResultDir
 
 MARKERS = (CONFIG, METRICS)  # a directory holding either is a result directory
@@ -134,28 +136,30 @@ class Run:
 
 
 def _read_json(path: Path) -> tuple[Any, str | None]:
-    """A JSON file at the top of a run's folder (never through a link), or the reason why not."""
+    """A JSON file at the top of a run's folder (never through a link), or the reason why not
+    (one line, the name shown safely); whatever the file holds, this never raises."""
     try:
-        text = read_text(path, path.parent)
+        return read_json(path, path.parent), None
     except Refused as exc:
         return None, f"{path.name} {exc.strerror}"
-    except (OSError, UnicodeDecodeError) as exc:
-        return None, f"{path.name} could not be read: {exc}"
-    try:
-        return json.loads(text), None
-    except json.JSONDecodeError as exc:
-        return None, f"{path.name} is not valid JSON: {exc}"
+    except Unreadable as exc:
+        return None, f"{path.name} {exc}"
+    except OSError as exc:
+        return None, f"{path.name} could not be read: {exc.strerror or type(exc).__name__}"
+    except (ValueError, RecursionError, MemoryError) as exc:  # a parser's limit not foreseen
+        return None, f"{path.name} could not be read: {type(exc).__name__}"
 
 
 def _own_files(path: Path) -> tuple[list[Path], list[Path]]:
     """Files of this run (below ``path`` but not inside a nested result directory), and the
-    symbolic links among them and its directories (set aside, never followed)."""
+    links among them and its directories, symbolic or hard (set aside, never read)."""
     out: list[Path] = []
     links: list[Path] = []
     for root, dirs, files in os.walk(path):
         here = Path(root)
         names = sorted(n for n in [*dirs, *files] if not n.startswith("."))
         links += [here / n for n in names if (here / n).is_symlink()]
+        links += [here / n for n in sorted(files) if refusal(here / n, path) == HARD_LINK]
         dirs[:] = [d for d in sorted(dirs) if not d.startswith(".") and here / d not in links]
         dirs[:] = [d for d in dirs if not is_result_dir(here / d)]
         out += [here / f for f in sorted(files) if not f.startswith(".") and here / f not in links]
@@ -210,10 +214,11 @@ def _read_files(run: Run) -> None:
     """Sort the run's own files into images, videos and other files; set its links aside."""
     own, run.links = _own_files(run.path)
     if run.links:
-        names = ", ".join(f.relative_to(run.path).as_posix() for f in run.links)
+        names = ", ".join(shown(f.relative_to(run.path).as_posix()) for f in run.links)
         run.problems.append(
-            f"not shown: {names} (symbolic links; the report reads only regular files inside "
-            "the run's folder)"
+            f"not shown: {names} (symbolic links, or hard links: files with another name that "
+            "may be outside the run; the report reads only regular files inside the run's "
+            "folder that have no other name)"
         )
     for f in own:
         if f.name in OWN and f.parent == run.path:
@@ -229,7 +234,7 @@ def _read_files(run: Run) -> None:
 
 def load_run(path: Path, name: str = "") -> Run:
     """Read one result directory; malformed JSON marks the run broken instead of raising."""
-    run = Run(path=path, name=name or path.name)
+    run = Run(path=path, name=shown(name or path.name))
     unreadable: list[str] = []
     config_path, metrics_path = path / CONFIG, path / METRICS
     if config_path.is_file() or config_path.is_symlink():

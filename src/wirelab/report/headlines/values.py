@@ -7,12 +7,11 @@ the binomial confidence interval the headlines quote; `pct` and `plural` write n
 
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 from typing import Any
 
-from wirelab.report.reading import file_size, read_text
+from wirelab.report.reading import file_size, read_json
 
 MAX_SIDE_JSON = 1 << 20  # synth.json / verify.json larger than this are not read
 
@@ -72,7 +71,7 @@ def read_side_json(path: Path, root: Path) -> dict[str, Any] | None:
     try:
         if file_size(path, root) > MAX_SIDE_JSON:
             return None
-        doc = json.loads(read_text(path, root))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        doc = read_json(path, root)
+    except (OSError, ValueError):  # Refused, Unreadable (bad JSON, huge numbers, deep nesting)
         return None
     return doc if isinstance(doc, dict) else None
