@@ -87,7 +87,7 @@ def test_config_not_an_object_and_unreadable(tmp_path: Path) -> None:
     run = load_run(tmp_path / "a")
     assert run.status == "broken"
     assert "config.json is not a JSON object" in run.problems
-    assert any("could not be read" in p for p in run.problems)
+    assert any("metrics.json is not UTF-8" in p for p in run.problems)
 
 
 def _dead_pid() -> int:
