@@ -30,6 +30,7 @@ import scipy.sparse as sp
 
 from wirelab.data.connectomes import Connectome, load_connectome
 from wirelab.errors import UsageError
+from wirelab.fly.limits import MAX_STEPS, check_count, check_magnitude
 from wirelab.fly.mapping import FixedMapping, default_mapping
 from wirelab.fly.populations import Populations
 from wirelab.reservoir import Reservoir, Units, reservoir_weights
@@ -52,8 +53,9 @@ class ControllerConfig:
     def __post_init__(self) -> None:
         if self.normalize not in ("row", "spectral"):
             raise UsageError(f"normalize must be 'row' or 'spectral', not {self.normalize!r}")
-        if self.update_steps < 1:
-            raise UsageError("update_steps must be >= 1")
+        check_count(self.update_steps, "update_steps", MAX_STEPS, low=1)
+        check_magnitude(self.alpha, "alpha")
+        check_magnitude(self.input_gain, "input_gain")
         Units(activation="tanh", leak=self.leak, input_scaling=self.input_gain)  # leak in (0, 1]
 
     @property

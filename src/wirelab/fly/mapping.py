@@ -43,6 +43,7 @@ from typing import Protocol
 import numpy as np
 
 from wirelab.errors import UsageError
+from wirelab.fly.limits import check_magnitude
 from wirelab.reservoir.readout import Ridge
 
 SIDEDNESS = ("ipsilateral", "contralateral")
@@ -91,8 +92,8 @@ class FixedMapping:
             raise UsageError(
                 f"baseline must be one of {', '.join(BASELINES)}, not {self.baseline!r}"
             )
-        if not (np.isfinite(self.gain) and np.isfinite(self.offset)):
-            raise UsageError("gain and offset must be finite")
+        check_magnitude(self.gain, "gain")
+        check_magnitude(self.offset, "offset")
 
     @property
     def networks_per_fly(self) -> int:

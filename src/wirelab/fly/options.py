@@ -16,6 +16,7 @@ import click
 from wirelab.cli_options import FINITE_FLOAT, SEED, finite_float
 from wirelab.data.connectomes import CONNECTOME
 from wirelab.fly.controller import ControllerConfig
+from wirelab.fly.limits import MAX_COUNT, MAX_STEPS
 from wirelab.fly.mapping import BASELINES, RESPONSES, SIDEDNESS, FixedMapping, default_mapping
 from wirelab.fly.populations import READOUTS
 
@@ -54,7 +55,7 @@ def readout_option(default: str) -> Callable[[F], F]:
 def update_steps_option(default: int) -> Callable[[F], F]:
     return click.option(
         "--update-steps",
-        type=click.IntRange(min=1),
+        type=click.IntRange(min=1, max=MAX_STEPS),
         default=default,
         show_default=True,
         help=UPDATE_STEPS_HELP,
@@ -66,7 +67,7 @@ def nulls_option(default: int, help: str) -> Callable[[F], F]:
     return click.option(
         "--nulls",
         "n_nulls",
-        type=click.IntRange(min=0),
+        type=click.IntRange(min=0, max=MAX_COUNT),
         default=default,
         show_default=True,
         help=help,

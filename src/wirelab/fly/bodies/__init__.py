@@ -5,7 +5,8 @@ Adding a body is one new module in this package with a class following
 attributes ``name``, ``renders_video``, ``supports_batch``) plus one ``BODIES.add`` line here (or
 ``BODIES.add(...)`` from anywhere, e.g. a test). Entries are lazy ``"module:attr"`` strings, so
 MuJoCo and flygym are imported only when a flygym body is chosen. A body whose runs are large
-registers ``job_bytes`` (memory per worker process), read by `executor`. A body registered with
+registers ``job_bytes`` (memory per worker process), read by `executor`, and every body its
+``wall_per_sim`` (measured pace), read by `wirelab.fly.limits`. A body registered with
 ``environment="fly"`` runs in the fly environment (Python 3.12, flygym 2): an experiment typed in
 the main environment hands itself there (`wirelab.fly.envs`).
 
@@ -29,11 +30,19 @@ from wirelab.registry import Registry
 # ``job_bytes`` fact that `executor` checks ``--workers`` against (docs/scale.md).
 JOB_BYTES = 1.0e9
 
+# Wall seconds per simulated second of one fly on one core (``wirelab fly stimulate``, larva
+# connectome, update every 20 steps; flygym at its 1e-4 s physics step): the ``wall_per_sim``
+# fact that `wirelab.fly.limits` bounds simulated durations with (a day's worth at most). A
+# body with a fixed step registers it as ``dt``.
+KINEMATIC_WALL_PER_SIM = 0.15
+FLYGYM_WALL_PER_SIM = 50.0
 BODIES: Registry[type[Body]] = Registry("fly body")
 BODIES.add(
     "kinematic",
     "wirelab.fly.bodies.kinematic:KinematicBody",
     "fast planar differential drive calibrated against flygym (batched)",
+    dt=1e-3,
+    wall_per_sim=KINEMATIC_WALL_PER_SIM,
 )
 BODIES.add(
     "flygym",
@@ -41,12 +50,14 @@ BODIES.add(
     "NeuroMechFly on flygym 2 (MuJoCo 3.16, lean hybrid turning controller); video and viewer",
     environment="fly",
     job_bytes=JOB_BYTES,
+    wall_per_sim=FLYGYM_WALL_PER_SIM,
 )
 BODIES.add(
     "flygym1",
     "wirelab.fly.bodies.flygym1:FlygymBody",
     "NeuroMechFly on flygym 1.2.1 (legacy, kept one release to compare; the fly-legacy extra)",
     job_bytes=JOB_BYTES,
+    wall_per_sim=FLYGYM_WALL_PER_SIM,
 )
 
 

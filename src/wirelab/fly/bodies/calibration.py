@@ -37,6 +37,7 @@ import numpy as np
 from wirelab.errors import UsageError
 from wirelab.fly.bodies.base import Body
 from wirelab.fly.envs import in_fly_env
+from wirelab.fly.limits import check_seconds
 
 DEFAULT_BODY = "flygym"
 DEFAULT_GRID: tuple[tuple[float, float], ...] = (
@@ -241,6 +242,8 @@ class CalibrateConfig:
             self.duration > self.settle >= 0
         ):
             raise UsageError("--duration must exceed --settle >= 0")
+        runs = len(self.grid)  # one run per signal pair, one after another
+        check_seconds(self.duration * runs, f"--duration x {runs} signal pairs", self.body)
         if not self.grid:
             raise UsageError("--grid needs at least one signal pair")
 

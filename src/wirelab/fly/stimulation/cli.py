@@ -16,6 +16,7 @@ import click
 from wirelab.cli_options import out_option
 from wirelab.errors import UsageError
 from wirelab.fly.bodies import BODIES
+from wirelab.fly.limits import MAX_BOOT, MAX_STEPS
 from wirelab.fly.options import (
     NORMALIZE,
     POSITIVE_SECONDS,
@@ -189,14 +190,14 @@ def stimulate_cmd(
 @nulls_option(LATERALIZATION["nulls"], "Degree-preserving null connectomes.")
 @click.option(
     "--boot",
-    type=click.IntRange(min=0),
+    type=click.IntRange(min=0, max=MAX_BOOT),
     default=LATERALIZATION["boot"],
     show_default=True,
     help="Bootstrap resamples of the input neurons.",
 )
 @click.option(
     "--steps",
-    type=click.IntRange(min=1),
+    type=click.IntRange(min=1, max=MAX_STEPS),
     default=LATERALIZATION["steps"],
     show_default=True,
     help="Reservoir updates.",

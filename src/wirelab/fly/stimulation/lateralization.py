@@ -29,6 +29,7 @@ import scipy.sparse as sp
 
 from wirelab.data.connectomes import Connectome, load_connectome
 from wirelab.errors import UsageError
+from wirelab.fly.limits import MAX_BOOT, MAX_STEPS, check_count, check_magnitude, check_seeds
 from wirelab.fly.populations import input_neurons, modalities
 from wirelab.fly.stimulation.stimulate import lateralization_index
 from wirelab.parallel import ExecOptions, Job, map_jobs
@@ -238,8 +239,12 @@ class LateralizationConfig:
     def __post_init__(self) -> None:
         if not self.gains or self.nulls < 0 or self.boot < 0 or self.steps < 1:
             raise UsageError("need at least one gain, --nulls >= 0, --boot >= 0, --steps >= 1")
-        if not all(np.isfinite(self.gains)):
-            raise UsageError("gains must be finite numbers")
+        for g in self.gains:
+            check_magnitude(g, "--gains")
+        check_count(self.nulls, "--nulls")
+        check_count(self.boot, "--boot", MAX_BOOT)
+        check_count(self.steps, "--steps", MAX_STEPS, low=1)
+        check_seeds(self.seed, self.nulls + 2)  # the right side's seed + 1, the nulls' seed + i
         bad = [n for n in self.normalizations if n not in ("row", "spectral")]
         if bad or not self.normalizations:
             raise UsageError(f"normalizations must be row and/or spectral, not {bad}")

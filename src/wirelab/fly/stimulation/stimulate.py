@@ -31,6 +31,7 @@ from wirelab.errors import UsageError
 from wirelab.fly.bodies import body_class, open_body, renderers
 from wirelab.fly.controller import ConnectomeController, ControllerConfig
 from wirelab.fly.envs import in_fly_env
+from wirelab.fly.limits import check_seconds, check_seeds
 from wirelab.fly.loop import Trace, run_loop
 from wirelab.fly.mapping import FixedMapping, default_mapping
 from wirelab.progress import progress_bar
@@ -148,10 +149,14 @@ class StimulateConfig:
         or a ``video`` path where no file can be written (checked before any work)."""
         if self.side not in STIMULI:
             raise UsageError(f"side must be one of {', '.join(STIMULI)}, not {self.side!r}")
-        if not (self.duration > 0 and np.isfinite(self.duration)):
-            raise UsageError("duration must be > 0")
         if not (np.isfinite(self.timestep) and 0 < self.timestep <= 1e-3):
             raise UsageError("timestep must be in (0, 1e-3] s")
+        body_class(self.body)  # an unknown body: the registry's line
+        interval = self.controller.update_interval
+        check_seconds(
+            self.duration, "--duration", self.body, timestep=self.timestep, interval=interval
+        )
+        check_seeds(self.seed, 1)
         if (self.video or self.viewer) and not body_class(self.body).renders_video:
             raise UsageError(
                 f"--video and --viewer need a body that renders: --body {' or '.join(renderers())}"

@@ -14,6 +14,7 @@ import click
 
 from wirelab.cli_options import FINITE_FLOAT, finite_float, out_option
 from wirelab.fly.bodies import BODIES
+from wirelab.fly.limits import MAX_COUNT, MAX_MAGNITUDE
 from wirelab.fly.options import (
     NORMALIZE,
     POSITIVE_SECONDS,
@@ -38,13 +39,16 @@ CONTROLLER = STUDY["controller"]
 @click.command("taxis")
 @click.option(
     "--trials",
-    type=click.IntRange(min=1),
+    type=click.IntRange(min=1, max=MAX_COUNT),
     default=TASK["trials"],
     show_default=True,
     help="Test trials.",
 )
 @click.option(
-    "--train-trials", type=click.IntRange(min=2), default=TASK["train_trials"], show_default=True
+    "--train-trials",
+    type=click.IntRange(min=2, max=MAX_COUNT),
+    default=TASK["train_trials"],
+    show_default=True,
 )
 @click.option(
     "--body",
@@ -62,7 +66,7 @@ CONTROLLER = STUDY["controller"]
 )
 @click.option(
     "--arena-radius",
-    type=finite_float(0.0, min_open=True),
+    type=finite_float(0.0, MAX_MAGNITUDE, min_open=True),
     default=TASK["arena_radius"],
     show_default=True,
     help="mm from the source; a fly beyond it has left the arena: the trial ends, failed.",
@@ -96,7 +100,7 @@ CONTROLLER = STUDY["controller"]
 @executor_options
 @click.option(
     "--baseline-trials",
-    type=click.IntRange(min=1),
+    type=click.IntRange(min=1, max=MAX_COUNT),
     default=STUDY["baseline_trials"],
     help="flygym: trials of the constant and random baselines (default: --trials).",
 )

@@ -31,6 +31,7 @@ from wirelab.errors import UsageError
 from wirelab.fly.bodies import body_class, executor, renderers
 from wirelab.fly.controller import ControllerConfig
 from wirelab.fly.envs import in_fly_env
+from wirelab.fly.limits import check_count, check_magnitude, check_seconds, check_seeds
 from wirelab.fly.loop import Trace
 from wirelab.fly.store import resumable_experiment
 from wirelab.fly.taxis.jobs import Condition, Setup, conditions, test_job, train_job
@@ -83,6 +84,23 @@ class TaxisStudyConfig:
             raise UsageError("--nulls must be >= 0")
         if not (np.isfinite(self.taxis.time_limit) and np.isfinite(self.timestep)):
             raise UsageError("time limit and timestep must be finite")
+        task = self.taxis
+        check_count(self.nulls, "--nulls")
+        for n, option in ((task.trials, "--trials"), (task.train_trials, "--train-trials")):
+            check_count(n, option, low=1)
+        if self.baseline_trials is not None:
+            check_count(self.baseline_trials, "--baseline-trials", low=1)
+        check_magnitude(task.arena_radius, "--arena-radius")
+        # seeds: the trials' seed + i, the nulls' seed + i, the task's own seed + 30000
+        check_seeds(task.seed, 30_001 + max(task.trials, task.train_trials, self.nulls))
+        check_seconds(
+            task.time_limit,
+            "--time-limit",
+            self.body,
+            timestep=self.timestep,
+            interval=self.controller.update_interval,
+            flies=task.trials if body_class(self.body).supports_batch else 1,
+        )
         self.executor()
         if self.video and not body_class(self.body).renders_video:
             raise UsageError(

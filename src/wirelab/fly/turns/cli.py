@@ -13,6 +13,7 @@ import click
 
 from wirelab.cli_options import finite_float, out_option
 from wirelab.fly.bodies import BODIES
+from wirelab.fly.limits import MAX_COUNT, MAX_STEPS
 from wirelab.fly.options import (
     connectome_option,
     controller_options,
@@ -40,7 +41,9 @@ TURNS = defaults_of(TurnsConfig)
 
 
 @click.command("turns")
-@click.option("--seeds", type=click.IntRange(min=2), default=TURNS["seeds"], show_default=True)
+@click.option(
+    "--seeds", type=click.IntRange(min=2, max=MAX_COUNT), default=TURNS["seeds"], show_default=True
+)
 @click.option(
     "--models",
     default=",".join(TURNS["models"]),
@@ -49,14 +52,14 @@ TURNS = defaults_of(TurnsConfig)
 )
 @click.option(
     "--nulls",
-    type=click.IntRange(min=0),
+    type=click.IntRange(min=0, max=MAX_COUNT),
     default=TURNS["nulls"],
     show_default=True,
     help="Null rewirings.",
 )
 @click.option(
     "--null-seeds",
-    type=click.IntRange(min=2),
+    type=click.IntRange(min=2, max=MAX_COUNT),
     default=TURNS["null_seeds"],
     help="Seeds for the nulls (default: --seeds).",
 )
@@ -82,7 +85,7 @@ TURNS = defaults_of(TurnsConfig)
 )
 @click.option(
     "--frame-every",
-    type=click.IntRange(min=1),
+    type=click.IntRange(min=1, max=MAX_STEPS),
     default=TURNS["frame_every"],
     show_default=True,
     help="Physics steps per rendered frame.",

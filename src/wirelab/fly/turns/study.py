@@ -31,6 +31,7 @@ from wirelab.errors import UsageError
 from wirelab.fly.bodies import body_class, executor
 from wirelab.fly.controller import ControllerConfig
 from wirelab.fly.envs import in_fly_env
+from wirelab.fly.limits import MAX_STEPS, check_count, check_seconds
 from wirelab.fly.mapping import FixedMapping, default_mapping
 from wirelab.fly.store import resumable_experiment
 from wirelab.fly.turns.runs import RUNS, RunSpec, load_run, model_names, run_one, save_run
@@ -71,6 +72,17 @@ class TurnsConfig:
             raise UsageError("settle must be >= 0 and duration > 0 (finite seconds)")
         if self.seeds < 2:
             raise UsageError("--seeds must be >= 2 (a confidence interval needs two)")
+        check_count(self.seeds, "--seeds", low=2)
+        check_count(self.nulls, "--nulls")
+        check_count(self.frame_every, "--frame-every", MAX_STEPS, low=1)
+        walk = self.settle + self.duration  # one run: settle, then walk
+        check_seconds(
+            walk,
+            "--settle + --duration",
+            self.body,
+            timestep=self.timestep,
+            interval=self.controller.update_interval,
+        )
         if self.null_seeds is not None and not 2 <= self.null_seeds <= self.seeds:
             raise UsageError("--null-seeds must be between 2 and --seeds")
         self.executor()  # bad --workers/--backend/--address: one line
