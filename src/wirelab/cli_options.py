@@ -6,6 +6,12 @@
 - `FINITE_FLOAT` and `finite_float(min=..., max=...)`: floats that reject NaN and inf up front,
   with one line, before any result directory exists.
 - `SEED`: an integer seed in [0, 2**32 - 1] (what numpy accepts); `THREADS`: 1 to 1024.
+- `COUNT` (1 to `MAX_COUNT` = 2**31 - 1) and `count(min, max)`: counts and sizes, bounded so that
+  no value overflows a 32-bit index or a C ``int`` downstream (memory is checked where it is
+  read, with `check_memory`). `SECONDS`: a timeout or duration in seconds, > 0 and at most
+  `MAX_SECONDS` (a week), finite.
+- `check_out(out, overwrite=...)`: the checks ``ResultDir.create`` makes of ``--out``, made
+  before any work by a command that works long before it writes (one line, nothing written).
 - `check_memory(what, nbytes)`: sizes a user gives (lengths, counts, widths) are checked before
   anything is allocated: ``nbytes``, a lower bound of what the size needs, against the memory
   available now (`available_memory`); over it, one line naming both.
@@ -80,7 +86,17 @@ def finite_float(
 SEED = click.IntRange(min=0, max=2**32 - 1)
 # Thread counts: at least one, and not absurd (torch and numba overflow on huge values).
 THREADS = click.IntRange(min=1, max=1024)
-COUNT = click.IntRange(min=1)  # a positive count
+MAX_COUNT = 2**31 - 1  # counts and sizes: a 32-bit index, a C int
+MAX_SECONDS = 7 * 24 * 3600.0  # timeouts and durations: a week
+
+
+def count(min: int = 1, max: int = MAX_COUNT) -> click.IntRange:
+    """An integer in ``[min, max]`` (a count, a size, a rank); out of range is one line."""
+    return click.IntRange(min=min, max=max)
+
+
+COUNT = count()  # a positive count
+SECONDS = FiniteFloat(0.0, MAX_SECONDS, min_open=True)  # a timeout in seconds
 
 
 class OutDir(click.Path):
@@ -167,6 +183,35 @@ def check_output_file(path: str | Path, what: str) -> None:
     except OSError as exc:
         why = exc.strerror or type(exc).__name__
         raise UsageError(f"{what} {path}: cannot write in {folder} ({why})") from None
+
+
+def check_out(out: str | Path, *, overwrite: bool = False) -> None:
+    """Before any work: a one-line `UsageError` when ``out`` cannot become this run's result
+    directory: it is empty (the current directory), a file, under a file, holds a finished run
+    (without ``overwrite``), or its nearest existing folder takes no new entry. What
+    ``ResultDir.create`` checks again when the run starts; nothing is created here."""
+    from wirelab.results import ResultDir
+
+    if str(out) == "":
+        raise UsageError(
+            "--out '' is empty (it would make the current directory a result directory)"
+        )
+    path = Path(out)
+    if path.exists() and not path.is_dir():
+        raise UsageError(f"--out {path} exists and is not a directory")
+    if path.is_dir():
+        status = ResultDir(path).status
+        if status in ("complete", "failed") and not overwrite:
+            raise UsageError(
+                f"{path} already holds a {status} run; pass --overwrite or choose another --out"
+            )
+    folder = path.absolute()
+    while not os.path.exists(folder) and folder != folder.parent:
+        folder = folder.parent
+    if not folder.is_dir():
+        raise UsageError(f"cannot create --out {path}: {folder} is not a directory")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise UsageError(f"cannot write to --out {path}: permission denied in {folder}")
 
 
 def out_option(

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from wirelab import config_diff
-from wirelab.cli_options import check_memory
+from wirelab.cli_options import MAX_COUNT, check_memory
 from wirelab.errors import UsageError
 from wirelab.logic.datasets import dataset_shape, parse_classes
 from wirelab.logic.forwards import TRAINING_FORWARDS
@@ -83,19 +83,28 @@ class TrainConfig:
             "eval_every": self.eval_every,
         }
         for name, v in counts.items():
-            if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 1):
-                raise UsageError(f"{name} must be a positive whole number, not {v!r}")
+            if v is not None and (
+                isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= MAX_COUNT
+            ):
+                raise UsageError(f"{name} must be a whole number in [1, 2**31 - 1], not {v!r}")
         shift = self.augment_shift
         if not isinstance(shift, int) or isinstance(shift, bool) or not 0 <= shift <= 8:
             raise UsageError(f"augment_shift must be a whole number 0-8, not {shift!r}")
-        if self.patience is not None and (not isinstance(self.patience, int) or self.patience < 0):
-            raise UsageError(f"patience must be a whole number >= 0, not {self.patience!r}")
-        if self.max_train is not None and (
-            not isinstance(self.max_train, int) or self.max_train < 2
+        patience = self.patience
+        if patience is not None and (
+            not isinstance(patience, int) or not 0 <= patience <= MAX_COUNT
         ):
-            raise UsageError(f"max_train must be at least 2, not {self.max_train!r}")
-        if not isinstance(self.seed, int) or self.seed < 0:
-            raise UsageError(f"seed must be a whole number >= 0, not {self.seed!r}")
+            raise UsageError(f"patience must be a whole number in [0, 2**31 - 1], not {patience!r}")
+        if self.max_train is not None and (
+            not isinstance(self.max_train, int) or not 2 <= self.max_train <= MAX_COUNT
+        ):
+            raise UsageError(f"max_train must be in [2, 2**31 - 1], not {self.max_train!r}")
+        if (
+            not isinstance(self.seed, int)
+            or isinstance(self.seed, bool)
+            or not 0 <= self.seed < 2**32
+        ):
+            raise UsageError(f"seed must be a whole number in [0, 2**32 - 1], not {self.seed!r}")
         _finite("lr", self.lr, 0.0, lo_open=True)
         _finite("weight_decay", self.weight_decay, 0.0)
         _finite("val_fraction", self.val_fraction, 0.0, 1.0, lo_open=True, hi_open=True)
@@ -201,8 +210,13 @@ def load_recipe(path: str | Path) -> dict[str, Any]:
     unknown = set(doc) - {"train", "model", "description", "targets"}
     if unknown:
         raise UsageError(f"recipe {p}: unknown tables {', '.join(sorted(unknown))}")
-    cfg = dict(doc.get("train", {}))
-    cfg["model"] = dict(doc.get("model", {}))
+    tables = {k: doc.get(k, {}) for k in ("train", "model")}
+    if not all(isinstance(t, dict) for t in tables.values()):
+        raise UsageError(f"recipe {p}: [train] and [model] must be tables")
+    if not any(tables.values()):  # a typo'd or empty file must not train with the defaults
+        raise UsageError(f"recipe {p}: no [train] or [model] settings (an empty recipe)")
+    cfg = dict(tables["train"])
+    cfg["model"] = dict(tables["model"])
     return cfg
 
 

@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from wirelab.errors import UsageError
+from wirelab.errors import CorruptDataError, UsageError
 from wirelab.logic.checkpoint import progress_fraction
 from wirelab.logic.config import TrainConfig, from_dict, resolve
 from wirelab.parallel import POOLS, ExecOptions, Job, map_jobs
@@ -48,6 +48,7 @@ COMMAND = "wirelab logic train --seeds"
 MILESTONE = 0.97  # validation accuracy each run's first time to is reported (the 2022 paper's
 # 10-class MNIST level; the time-to-accuracy benchmark's target)
 POLL = 5.0  # seconds between two reads of the seeds' progress files
+MAX_SEEDS = 10_000  # one training run each: more is a typo, never a study
 KEPT = ("accuracy_soft", "accuracy_discrete", "gates", "best_step", "steps_run", "epochs_run")
 
 
@@ -74,7 +75,10 @@ def seed_job(
 
 
 def parse_seeds(text: str) -> list[int]:
-    """``"0,1,2"`` or ``"3"`` (the seeds 0, 1, 2: a count) -> distinct seeds; one-line error."""
+    """``"0,1,2"`` or ``"3"`` (the seeds 0, 1, 2: a count) -> distinct seeds in [0, 2**32 - 1],
+    at most `MAX_SEEDS` of them; one-line error."""
+    if len(text) > 20 * MAX_SEEDS:  # int() of a huge string is itself slow
+        raise UsageError(f"--seeds: at most {MAX_SEEDS} seeds")
     try:
         values = [int(t) for t in text.split(",") if t.strip()]
     except ValueError:
@@ -82,9 +86,15 @@ def parse_seeds(text: str) -> list[int]:
             f"--seeds must be a count or a comma list of seeds, got {text!r}"
         ) from None
     if len(values) == 1 and "," not in text:
+        if not 1 <= values[0] <= MAX_SEEDS:
+            raise UsageError(f"--seeds: a count must be in [1, {MAX_SEEDS}], got {text!r}")
         values = list(range(values[0]))
+    if len(values) > MAX_SEEDS:
+        raise UsageError(f"--seeds: at most {MAX_SEEDS} seeds, got {len(values)}")
     if not values or min(values) < 0 or len(set(values)) != len(values):
         raise UsageError(f"--seeds needs distinct seeds >= 0, got {text!r}")
+    if max(values) >= 2**32:
+        raise UsageError(f"--seeds: each seed must be in [0, 2**32 - 1], got {max(values)}")
     return values
 
 
@@ -195,13 +205,24 @@ def shares_files(options: ExecOptions) -> bool:
 
 def study_config(out: str | Path) -> dict[str, Any]:
     """The training options saved by the seeds study in ``out`` (for ``--resume``)."""
-    path = Path(out) / "config.json"
-    if not path.exists():
+    return dict(_study_record(Path(out))["train"])
+
+
+def _study_record(out: Path) -> dict[str, Any]:
+    """The ``config`` of the seeds study's ``config.json`` in ``out``: a one-line error when it
+    is missing (`UsageError`), not readable JSON or not a seeds study's (`CorruptDataError`)."""
+    path = out / "config.json"
+    if not path.is_file():
         raise UsageError(f"--resume: {path} does not exist")
-    train = read_json(path).get("config", {}).get("train")
-    if not isinstance(train, dict):
-        raise UsageError(f"--resume: {path} is not a seeds study's")
-    return dict(train)
+    try:
+        doc = read_json(path)
+    except (OSError, ValueError, RecursionError) as exc:  # JSON and UTF-8 errors are ValueErrors
+        why = exc.strerror if isinstance(exc, OSError) else type(exc).__name__
+        raise CorruptDataError(f"--resume: {path} is not readable JSON ({why})") from None
+    record = doc.get("config") if isinstance(doc, dict) else None
+    if not isinstance(record, dict) or not isinstance(record.get("train"), dict):
+        raise CorruptDataError(f"--resume: {path} is not a seeds study's")
+    return record
 
 
 def _refuse_other_study(out: Path, record: dict[str, Any]) -> None:
@@ -209,10 +230,10 @@ def _refuse_other_study(out: Path, record: dict[str, Any]) -> None:
     The training options are compared resolved (every model default filled in), so a study
     started from the library and resumed from the command line is the same study."""
     path = out / "config.json"
-    train = study_config(out)  # first: a missing or foreign study is its own one-line error
+    saved = _study_record(out)  # first: a missing or foreign study is its own one-line error
     same = {
-        "train": _resolved(train) == _resolved(record["train"]),
-        "seeds": read_json(path)["config"].get("seeds") == record["seeds"],
+        "train": _resolved(dict(saved["train"])) == _resolved(record["train"]),
+        "seeds": saved.get("seeds") == record["seeds"],
     }
     for key, ok in same.items():
         if not ok:

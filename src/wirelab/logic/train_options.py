@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 import click
 from click.core import ParameterSource
 
-from wirelab.cli_options import COUNT, SEED, finite_float
+from wirelab.cli_options import COUNT, SEED, THREADS, count, finite_float
 from wirelab.errors import UsageError
 from wirelab.logic.config import LR_SCHEDULES, TrainConfig
 from wirelab.logic.datasets import TRAINING_SETS
@@ -29,7 +29,7 @@ MODEL_DEFAULTS = {f.name: f.default for f in fields(ModelSpec)}
 CONV_DEFAULTS = {f.name: f.default for f in fields(ConvBlock) if f.name != "channels"}
 
 POSITIVE = finite_float(0.0, min_open=True)
-THREAD_COUNT = click.IntRange(1, 1024)
+THREAD_COUNT = THREADS
 # option name -> TrainConfig field (train options) or model spec key (model options)
 TRAIN_OPTIONS = (
     "dataset",
@@ -97,6 +97,8 @@ def config_of(kw: dict[str, Any], given: set[str]) -> Any:
         cfg = asdict(checkpoint_config(kw["out"]))
     else:
         cfg = {}
+    if not isinstance(cfg.get("model") or {}, dict):
+        raise UsageError(f"{kw['recipe'] or kw['out']}: its model settings are not a table")
     model = dict(cfg.get("model") or {})
     cfg.update({k: kw[k] for k in TRAIN_OPTIONS if k in given})
     model.update({k: kw[k] for k in MODEL_OPTIONS if k in given})
@@ -330,7 +332,7 @@ _OPTIONS: list[Callable[[F], F]] = [
     ),
     click.option(
         "--patience",
-        type=click.IntRange(min=0),
+        type=count(min=0),
         default=TRAIN_DEFAULTS["patience"],
         show_default=True,
         help="Stop after this many validations without improvement (0: never).",
@@ -343,7 +345,7 @@ _OPTIONS: list[Callable[[F], F]] = [
     ),
     click.option(
         "--max-train",
-        type=click.IntRange(min=2),
+        type=count(min=2),
         default=TRAIN_DEFAULTS["max_train"],
         show_default=True,
         help="Use only this many images.",

@@ -12,7 +12,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from wirelab.cli_options import FINITE_FLOAT, SEED, finite_float, out_option
+from wirelab.cli_options import FINITE_FLOAT, SEED, count, finite_float, out_option
 from wirelab.data.connectomes import CONNECTOME
 from wirelab.errors import UsageError
 from wirelab.parallel.options import executor_options
@@ -112,10 +112,11 @@ def group() -> None:
 )
 @click.option(
     "--nulls",
-    type=click.IntRange(min=0),
+    type=count(min=0),
     default=DEFAULTS.nulls,
     show_default=True,
-    help="Nulls per model.",
+    help="Nulls per model (null i is built with seed + 1 + i; checked against the memory "
+    "available before any work).",
 )
 @click.option(
     "--null-model",

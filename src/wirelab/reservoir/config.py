@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+from wirelab.cli_options import MAX_COUNT, check_memory
 from wirelab.data.connectomes import Connectome, check_connectome_source, load_connectome
 from wirelab.errors import UsageError
 from wirelab.parallel import ExecOptions
@@ -32,6 +33,7 @@ from wirelab.reservoir.weights import (
     resolve_normalization,
 )
 
+ROW_BYTES = 200  # a lower bound of one result row's memory (a dict of a few numbers and names)
 ALPHAS = "0.2:1.6:8"  # the default gains (``--alpha``): 8 evenly spaced from 0.2 to 1.6
 
 
@@ -105,13 +107,19 @@ class ExperimentConfig:
         bad = [m for m in self.null_models if m not in NULLS]
         if bad:
             raise UsageError(f"null models must be among {', '.join(NULLS.names())}, got {bad}")
-        if self.nulls < 0:
-            raise UsageError("nulls must be >= 0")
+        if not isinstance(self.nulls, int) or not 0 <= self.nulls <= MAX_COUNT:
+            raise UsageError(f"nulls must be a whole number in [0, 2**31 - 1], got {self.nulls}")
         self.executor().validate()
         if not 0 <= self.seed < 2**32:
             raise UsageError(f"seed must be in [0, 2**32 - 1], got {self.seed}")
+        if self.seed + self.nulls >= 2**32:  # null i is built with seed + 1 + i
+            raise UsageError(
+                f"seed + nulls must be below 2**32 (null i uses seed + 1 + i), got seed "
+                f"{self.seed} and {self.nulls} nulls"
+            )
         if not self.alphas or not all(np.isfinite(a) for a in self.alphas):
             raise UsageError(f"alpha values must be one or more finite numbers, got {self.alphas}")
+        self._check_memory()
         if self.normalize not in NORMALIZATIONS:
             raise UsageError(f"normalize must be one of {', '.join(NORMALIZATIONS)}")
         if self.activation == "lif":
@@ -119,6 +127,17 @@ class ExperimentConfig:
                 if why := TASKS.get(name).rate_units_only:
                     raise UsageError(f"{name} {why}: use rate units")
         self.units(1)
+
+    def _check_memory(self) -> None:
+        """The study keeps one result row per network, gain and task (`ROW_BYTES` at least
+        each): ``--nulls`` is refused in one line when those rows alone exceed the memory
+        available now (`wirelab.cli_options.check_memory`), before any work."""
+        networks = 1 + sum(
+            min(self.nulls, 1) if m in NULLS and NULLS.get(m).deterministic else self.nulls
+            for m in self.null_models
+        )
+        rows = networks * len(self.alphas) * max(len(self.tasks), 1)
+        check_memory(f"--nulls {self.nulls}", rows * ROW_BYTES)
 
     def units(self, n: int) -> Units | LIFUnits:
         """Rate units, or LIF units (``activation="lif"``, default time constants), for ``n``

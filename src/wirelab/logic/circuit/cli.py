@@ -15,6 +15,7 @@ from typing import Any
 import click
 from rich.console import Console
 
+from wirelab.cli_options import COUNT, SECONDS, count, finite_float
 from wirelab.logic.circuit.backends import BACKENDS
 from wirelab.logic.circuit.rundir import compile_run, resolve_backends, synth_run, verify_run
 from wirelab.logic.circuit.targets import DEFAULT_TARGET, TARGETS
@@ -22,6 +23,7 @@ from wirelab.registry import RegistryChoice
 from wirelab.results import sanitize
 
 _console = Console(stderr=True)
+PIPELINE = count(min=0, max=1024)  # a register rank every K levels (0: none)
 
 
 def _log(msg: str) -> None:
@@ -66,7 +68,7 @@ run_dir_arg = click.argument(
 )
 @click.option(
     "--pipeline",
-    type=int,
+    type=PIPELINE,
     default=0,
     show_default=True,
     help="Also write Verilog with a register rank every K logic levels.",
@@ -80,7 +82,7 @@ run_dir_arg = click.argument(
 )
 @click.option(
     "--lanes",
-    type=int,
+    type=count(1, 64),
     default=1,
     show_default=True,
     help="C words per operation (GCC vector extension; 4 x 64 = AVX2).",
@@ -127,22 +129,28 @@ def compile_cmd(
 )
 @click.option(
     "--sim-vectors",
-    type=int,
+    type=COUNT,
     default=1000,
     show_default=True,
     help="Test images simulated with Icarus Verilog.",
 )
 @click.option(
     "--formal-max-gates",
-    type=int,
+    type=count(min=0),
     default=20000,
     show_default=True,
     help="Prove equivalence formally only up to this many gates.",
 )
-@click.option("--formal-timeout", type=float, default=600, show_default=True)
+@click.option(
+    "--formal-timeout",
+    type=SECONDS,
+    default=600,
+    show_default=True,
+    help="Seconds before the formal proof is stopped.",
+)
 @click.option(
     "--pipeline",
-    type=int,
+    type=PIPELINE,
     default=0,
     show_default=True,
     help="Also simulate the module pipelined every K levels.",
@@ -196,14 +204,14 @@ def verify_cmd(
 @click.option(
     "--clock",
     "clock_mhz",
-    type=float,
+    type=finite_float(0.0, 1000.0, min_open=True),
     default=12.0,
     show_default=True,
     help="Clock (MHz) that --pnr's timing must meet.",
 )
 @click.option(
     "--pipeline",
-    type=int,
+    type=PIPELINE,
     default=0,
     show_default=True,
     help="Register rank every K logic levels and K adder-tree levels.",

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 from rich.console import Console
 
-from wirelab.cli_options import COUNT
+from wirelab.cli_options import COUNT, SECONDS, SEED, count, finite_float, out_option
 from wirelab.logic.fpga.peripheral import HEADS, INPUT_STAGES
 from wirelab.logic.fpga.run import soc_run
 from wirelab.logic.fpga.seqhead import HEAD_KINDS
@@ -16,6 +16,7 @@ from wirelab.logic.fpga.up5k import DEFAULT_HEAD, UP5K_DEFAULTS
 from wirelab.results import sanitize
 
 _console = Console(stderr=True)
+CLOCK_MHZ = finite_float(0.0, 1000.0, min_open=True)  # an iCE40 clock in MHz: > 0, <= 1 GHz
 
 
 @click.command("soc")
@@ -47,7 +48,7 @@ _console = Console(stderr=True)
 @click.option(
     "--clock",
     "clock_mhz",
-    type=float,
+    type=CLOCK_MHZ,
     default=12.0,
     show_default=True,
     help="Clock (MHz) the SoC's timing must meet.",
@@ -98,7 +99,7 @@ def soc_cmd(
 
 @click.command("up5k")
 @click.argument("run_dir", type=click.Path(file_okay=False, path_type=Path, exists=True))
-@click.option("--out", type=click.Path(path_type=Path), required=True, help="Result directory.")
+@out_option(help="Result directory (a new one, or a finished run with --overwrite).")
 @click.option(
     "--classes-per-step",
     type=COUNT,
@@ -115,7 +116,7 @@ def soc_cmd(
 )
 @click.option(
     "--head-pipeline",
-    type=click.IntRange(min=0),
+    type=count(min=0),
     default=DEFAULT_HEAD.pipeline,
     show_default=True,
     help="Register rank every K adder-tree levels of the head (0: none).",
@@ -151,7 +152,7 @@ def soc_cmd(
 @click.option(
     "--clock",
     "clock_mhz",
-    type=float,
+    type=CLOCK_MHZ,
     default=UP5K_DEFAULTS["clock_mhz"],
     show_default=True,
     help="Clock (MHz).",
@@ -166,7 +167,7 @@ def soc_cmd(
 @click.option("--no-pnr", is_flag=True, help="Synthesise only (simulate the synthesised netlist).")
 @click.option(
     "--seed",
-    type=int,
+    type=SEED,
     default=UP5K_DEFAULTS["seed"],
     show_default=True,
     help="nextpnr placer seed.",
@@ -180,12 +181,11 @@ def soc_cmd(
 )
 @click.option(
     "--pnr-timeout",
-    type=float,
+    type=SECONDS,
     default=UP5K_DEFAULTS["pnr_timeout"],
     show_default=True,
     help="Seconds before nextpnr is stopped (the design is then reported as not routed).",
 )
-@click.option("--overwrite", is_flag=True, help="Replace a finished result in --out.")
 @click.option("--json", "as_json", is_flag=True, help="Print the metrics as one JSON line.")
 def up5k_cmd(
     run_dir: Path,
@@ -243,8 +243,10 @@ def up5k_cmd(
         )
     elif m.get("placed_not_routed"):
         click.echo(f"placed ({m['logic_cells_needed']} of 5280 logic cells) but not routed")
-    elif "fits" in m:
+    elif "fits" in m and m.get("logic_cells_needed") is not None:
         click.echo(f"does not fit: needs {m['logic_cells_needed']} of 5280 logic cells")
+    elif "fits" in m:  # nextpnr stopped before packing: no count to report
+        click.echo(f"not placed: {m.get('pnr_error') or 'nextpnr failed'}")
     click.echo(
         f"{m['postsim_netlist']} netlist in Icarus: {m['postsim_equal_to_c']} / "
         f"{m['postsim_images']} classes equal to the C back end"
@@ -253,7 +255,7 @@ def up5k_cmd(
 
 @click.command("narrow")
 @click.argument("run_dir", type=click.Path(file_okay=False, path_type=Path, exists=True))
-@click.option("--out", type=click.Path(path_type=Path), required=True, help="New run directory.")
+@out_option(help="New run directory (a new one, or a finished run with --overwrite).")
 @click.option(
     "--per-class",
     type=COUNT,
@@ -267,7 +269,6 @@ def up5k_cmd(
     show_default=True,
     help="Training images used to score the outputs.",
 )
-@click.option("--overwrite", is_flag=True, help="Replace a finished result in --out.")
 @click.option("--json", "as_json", is_flag=True, help="Print the metrics as one JSON line.")
 def narrow_cmd(
     run_dir: Path, out: Path, per_class: int, max_train: int, overwrite: bool, as_json: bool

@@ -1,6 +1,9 @@
 """A narrower last layer without retraining: keep the ``M`` most class-selective outputs of each
 class group (``wirelab logic narrow RUN --per-class M --out DIR``).
 
+``--out`` and ``--per-class`` are checked before the outputs are scored (`check_per_class`,
+`wirelab.cli_options.check_out`): a bad one is one line, with no work done and nothing written.
+
 On the FPGA every output of the last layer costs about one LUT4 in the gate network and one in
 the head that reads it (a multiplexer input or an adder-tree leaf), so the number of outputs, not
 the gates before them, decides whether a ten-class classifier fits the UP5K. `narrow_net` scores
@@ -24,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from wirelab.cli_options import check_out
 from wirelab.errors import UsageError
 from wirelab.logic.circuit.rundir import load_run
 from wirelab.logic.discrete import DiscreteLayer, DiscreteLogicNet
@@ -46,14 +50,20 @@ def selectivity(y: np.ndarray, labels: np.ndarray, num_classes: int) -> np.ndarr
     return scores
 
 
-def narrow_net(net: DiscreteLogicNet, scores: np.ndarray, per_class: int) -> DiscreteLogicNet:
-    """``net`` with its last layer cut to the ``per_class`` best-scoring outputs of each class."""
+def check_per_class(net: DiscreteLogicNet, per_class: int) -> None:
+    """One line unless ``1 <= per_class <=`` the model's outputs per class."""
     if not net.layers:
         raise UsageError("the model has no layers to narrow")
-    last = net.layers[-1]
-    group = last.size // net.num_classes
+    group = net.layers[-1].size // net.num_classes
     if not 1 <= per_class <= group:
         raise UsageError(f"--per-class must lie in [1, {group}] (the model's group size)")
+
+
+def narrow_net(net: DiscreteLogicNet, scores: np.ndarray, per_class: int) -> DiscreteLogicNet:
+    """``net`` with its last layer cut to the ``per_class`` best-scoring outputs of each class."""
+    check_per_class(net, per_class)
+    last = net.layers[-1]
+    group = last.size // net.num_classes
     keep = []
     for c in range(net.num_classes):
         idx = np.arange(c * group, (c + 1) * group)
@@ -80,7 +90,13 @@ def narrow_run(
     finished run directory (``discrete.json``; metrics: test and validation accuracy of both)."""
     from wirelab.logic.datasets import load_task, parse_classes
 
+    check_out(out, overwrite=overwrite)  # before any work: nothing is scored for a bad --out
+    if Path(out).resolve() == Path(run_dir).resolve():
+        raise UsageError(f"--out {out} is RUN_DIR itself: choose a new directory")
+    if max_train < 1:
+        raise UsageError(f"--max-train must be >= 1, got {max_train}")
     rd, net = load_run(run_dir)
+    check_per_class(net, per_class)
     dataset, classes = net.meta.get("dataset"), net.meta.get("classes")
     if dataset is None or classes is None:
         raise UsageError(f"{rd.path}: the model does not say which dataset it was trained on")

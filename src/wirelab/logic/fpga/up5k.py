@@ -36,6 +36,7 @@ from typing import Any
 
 import numpy as np
 
+from wirelab.cli_options import MAX_SECONDS, check_out
 from wirelab.errors import UsageError
 from wirelab.logic.circuit.backends.c import build
 from wirelab.logic.circuit.ir import Circuit
@@ -75,11 +76,20 @@ def up5k_run(
 ) -> dict[str, Any]:
     """See the module docstring; returns the metrics as written. The defaults are
     ``wirelab logic up5k``'s (its options read them: `UP5K_DEFAULTS`, `DEFAULT_HEAD`)."""
-    if images < 1 or not clock_mhz > 0 or not 1 <= bus_bits <= (16 if input_ram else 32):
+    if images < 1 or not 0 < clock_mhz <= 1000 or not 1 <= bus_bits <= (16 if input_ram else 32):
         raise UsageError(
-            "--images must be >= 1, --clock > 0 and --bus-bits in [1, 16] (in [1, 32] with "
-            "--input-registers)"
+            "--images must be >= 1, --clock in (0, 1000] MHz and --bus-bits in [1, 16] (in "
+            "[1, 32] with --input-registers)"
         )
+    if not 0 < pnr_timeout <= MAX_SECONDS:  # NaN fails too
+        raise UsageError(
+            f"--pnr-timeout must be in (0, {MAX_SECONDS:g}] seconds, got {pnr_timeout}"
+        )
+    if not 0 <= seed < 2**32:
+        raise UsageError(f"--seed must be in [0, 2**32 - 1], got {seed}")
+    check_out(out, overwrite=overwrite)
+    if Path(out).resolve() == Path(run_dir).resolve():
+        raise UsageError(f"--out {out} is RUN_DIR itself: choose a new directory")
     rd, net = load_run(run_dir)
     script_word(Path(out), "--out directory")  # written into the yosys scripts
     config = {
@@ -96,6 +106,7 @@ def up5k_run(
         "router": router,
         "pnr_timeout": pnr_timeout,
     }
+    _check_head(spec, net)
     _, simple, _ = circuits_of(rd, net)
     x, labels = test_set(rd, net)
     with experiment(out, command="wirelab logic up5k", config=config, overwrite=overwrite) as res:
@@ -124,6 +135,20 @@ UP5K_DEFAULTS = {
     for name, p in inspect.signature(up5k_run).parameters.items()
     if p.default is not inspect.Parameter.empty
 }
+
+
+def _check_head(spec: HeadSpec, net: Any) -> None:
+    """One line, before anything is built or written, for a head larger than the model (a
+    `DiscreteLogicNet`): more lanes than classes, more slices or shift bits than outputs per
+    class."""
+    classes = net.num_classes
+    g = net.layers[-1].size // classes if net.layers else 0
+    if spec.classes_per_step > classes:
+        raise UsageError(f"--classes-per-step must be <= {classes} (the model's classes)")
+    if spec.slices > g or spec.bits > g:
+        raise UsageError(
+            f"--slices and --shift-bits must be <= {g} (the model's outputs per class)"
+        )
 
 
 def _c_reference(
