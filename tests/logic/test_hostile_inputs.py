@@ -3,20 +3,24 @@
 ``logic up5k`` and ``logic narrow`` take ``--out`` through the shared guard (`OUT_DIR`,
 `check_out`) and check it, ``--per-class`` and the head before scoring or building anything;
 ``--pnr-timeout``, seeds and counts are bounded; a damaged seeds study's ``config.json`` on
-``--resume`` is one line (exit 1); an empty or table-less recipe is refused. Every case runs
-in-process with the work monkeypatched away (`tests.test_cli_fuzz._refused`): one line, the
-right exit code, nothing written.
+``--resume`` is one line (exit 1); an empty or table-less recipe is refused; arguments that
+are not UTF-8 are one line on a real process's stderr. Every other case runs in-process with the
+work monkeypatched away (`tests.test_cli_fuzz._invoke`): one line, the right exit code, nothing
+written. Also issue #33's damaged ``discrete.json`` and checkpoint.
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.logic.circuit.runs import make_run
-from tests.test_cli_fuzz import _invoke
+from tests.test_cli_fuzz import Accepted, _invoke
+from tests.test_cli_fuzz import _refused as _refused_in
+from wirelab import results
 from wirelab.logic import datasets
 
 BIG = "12345678901234567890123"  # 23 digits
@@ -188,3 +192,72 @@ def test_an_empty_recipe_is_refused(
     line = _refused(argv, tmp_path, monkeypatch)
     assert "recipe" in line, line
     assert not (tmp_path / "o").exists()
+
+
+# ---- issue #33: a damaged discrete.json or checkpoint (moved from tests/test_cli_fuzz.py)
+DAMAGED_DISCRETE = {
+    "empty": b"",
+    "truncated": b'{"format": "wirelab.discrete_logic_net/1", "layers": [{"a": [0, 1',
+    "garbage": b"\x89\xff\xfe\x00 not text at all \x81",
+    "not-a-net": b'{"format": "wirelab.discrete_logic_net/1", "layers": 5}',
+}
+
+
+@pytest.mark.parametrize("how", sorted(DAMAGED_DISCRETE))
+def test_compile_on_a_damaged_discrete_json_is_one_line(
+    how: str, tmp_path: Path, tmp_path_factory: pytest.TempPathFactory, monkeypatch
+) -> None:
+    run = results.ResultDir.create(
+        tmp_path_factory.mktemp("damaged") / "run", command="wirelab logic train", config={}
+    )
+    (run.path / "discrete.json").write_bytes(DAMAGED_DISCRETE[how])
+    run.write_metrics({"test_accuracy": 0.5})
+    before = sorted(p.name for p in run.path.rglob("*"))
+    argv = ["logic", "compile", str(run.path), "--backend", "c"]
+    line = _refused_in(argv, tmp_path, monkeypatch)
+    assert "discrete.json is not a" in line, line
+    assert sorted(p.name for p in run.path.rglob("*")) == before  # nothing written into it
+
+
+@pytest.mark.parametrize("damage", ["pickle", "garbage"])
+def test_resume_from_a_damaged_checkpoint_ends_on_a_whole_word(
+    damage: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import torch
+
+    out = tmp_path / "out"
+    out.mkdir()
+    if damage == "pickle":  # refused by weights_only=True, with torch's long explanation
+        torch.save(Accepted(), out / "checkpoint.pt")
+    else:
+        (out / "checkpoint.pt").write_bytes(b"\x80\x02 not a checkpoint " * 40)
+    line = _refused_in(["logic", "train", "--resume", "--out", str(out)], tmp_path, monkeypatch)
+    assert "checkpoint.pt is not a readable" in line and "\x1b" not in line, line
+    try:
+        torch.load(out / "checkpoint.pt", weights_only=True)
+    except Exception as exc:  # what torch says, plain: the line quotes it whole or cut at a space
+        full = " ".join(re.sub(r"\x1b\[[0-9;]*m", "", str(exc)).strip().splitlines()[0].split())
+    quoted = line[line.index(": ", line.index("(")) + 2 : -1]
+    assert quoted == full or (quoted.endswith(" ...") and full.startswith(quoted[:-3])), line
+
+
+@pytest.mark.parametrize(
+    "args",
+    [[b"--seeds", b"\xff\xfe"], [b"--recipe", b"\xff.toml"], [b"--classes", b"\xff"]],
+    ids=["seeds", "recipe", "classes"],
+)
+def test_non_utf8_arguments_are_one_line_in_a_real_process(
+    args: list[bytes], tmp_path: Path
+) -> None:
+    """Bytes that are not UTF-8, as a shell passes them: one line on the real stderr (its
+    encoding, not a StringIO), exit 2, nothing written."""
+    import os
+    import subprocess
+    import sys
+
+    argv = [sys.executable.encode(), b"-m", b"wirelab", b"logic", b"train", *args, b"--out", b"o"]
+    p = subprocess.run(argv, cwd=tmp_path, capture_output=True, env=os.environ, timeout=120)
+    err = p.stderr.decode("utf-8", "replace")
+    lines = [ln for ln in err.splitlines() if ln.strip()]
+    assert p.returncode == 2 and len(lines) == 1 and "Traceback" not in err, err
+    assert list(tmp_path.iterdir()) == []
