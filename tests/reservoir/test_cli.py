@@ -219,6 +219,25 @@ def test_negative_steps_and_seed_give_one_line(args: tuple[str, ...], tmp_path: 
     assert not (tmp_path / "run").exists()
 
 
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (("--nulls", "1000000000"), "of memory, over the limit of"),
+        (("--nulls", "100000000000000000000"), "--nulls"),
+        (("--seed", "4294967295", "--nulls", "1"), "seed + nulls must be below 2**32"),
+        (("--seed", "12345678901234567890123"), "--seed"),
+    ],
+    ids=["1e9 nulls", "1e20 nulls", "seed + nulls", "23-digit seed"],
+)
+def test_unbounded_nulls_and_seeds_are_one_line_before_any_work(
+    args: tuple[str, ...], said: str, tmp_path: Path
+) -> None:
+    """Issue #47: ``--nulls 1000000000`` was a MemoryError traceback after the run had begun."""
+    r = wirelab("reservoir", "run", "--task", "narma10", *args, "--out", tmp_path / "run")
+    assert r.returncode == 2 and one_line_error(r) and said in r.stderr, r.stderr
+    assert not (tmp_path / "run").exists()
+
+
 @pytest.fixture
 def esn() -> Iterator[str]:
     CONNECTOMES.add("esn-test", lambda: load_esn(120, 0.05, 0), "a random 120-unit ESN")
