@@ -188,7 +188,8 @@ def load_recipe(path: str | Path) -> dict[str, Any]:
     """A recipe as a plain dict: TOML with ``[train]`` and ``[model]`` tables, or a run's
     ``config.json`` (its ``config``), so a finished run can be repeated from its directory.
     ``path``: an existing file or run directory, else a packaged recipe's name (``"mnist01"``,
-    `wirelab.logic.recipe_registry.recipe_path`)."""
+    `wirelab.logic.recipe_registry.recipe_path`). A TOML recipe without ``[train]`` or
+    ``[model]`` settings (an empty or mistyped file) is a `UsageError`, never the defaults."""
     p = recipe_path(path)
     if p.is_dir():
         p = p / "config.json"

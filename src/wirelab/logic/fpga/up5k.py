@@ -1,6 +1,9 @@
 """``wirelab logic up5k RUN_DIR --out DIR``: the whole classifier with a sequential head on one
 iCE40 UP5K, placed and routed, and its netlist simulated after synthesis.
 
+Every option is checked before anything is built or written (one line each): ``--out`` (the
+shared guard, `wirelab.cli_options.check_out`; never RUN_DIR itself), ``--pnr-timeout`` in (0,
+a week], ``--clock`` in (0, 1000] MHz, ``--seed`` below 2**32, a head no larger than the model.
 `up5k_run` writes a result directory (``config.json`` first, ``metrics.json`` last)::
 
     hdl/wl_seq.v, hdl/wl_seq_top.v   the gate network, the sequential head (`seqhead`), the top
