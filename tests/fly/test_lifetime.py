@@ -143,3 +143,32 @@ def test_failed_json_only_for_the_childs_own_run(tmp_path: Path) -> None:
     assert not record_failure(out, os.getpid(), KeyboardInterrupt())  # another process's run
     assert not record_failure(tmp_path / "none", os.getpid(), KeyboardInterrupt())
     assert not (out / "failed.json").exists() and not (tmp_path / "none").exists()
+
+
+# `rerun_in_fly_env` (a script such as examples/06 that opens the flygym body itself): the main
+# environment's Python stands in for the fly environment's; the rerun script just waits.
+SCRIPT = """
+import os, time
+if not os.environ.get("WIRELAB_IN_FLY_ENV"):
+    from wirelab.fly import rerun_in_fly_env
+    rerun_in_fly_env()
+open(os.environ["STARTED"], "w").write(str(os.getpid()))
+time.sleep(600)
+"""
+
+
+@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM])
+def test_a_rerun_script_does_not_outlive_its_parent(tmp_path: Path, sig: int) -> None:
+    script = tmp_path / "script.py"
+    script.write_text(SCRIPT)
+    started = tmp_path / "started"
+    env = {**os.environ, envs.PYTHON_VAR: sys.executable, "STARTED": str(started)}
+    env.pop(envs.CHILD_VAR, None)
+    parent = subprocess.Popen([sys.executable, str(script)], cwd=REPO, env=env)
+    assert wait_until(lambda: started.is_file() and started.read_text(), 60), "no rerun"
+    child = int(started.read_text())
+    assert child != parent.pid and alive(child)
+    parent.send_signal(sig)
+    assert_all_gone(parent, child)
+    if sig == signal.SIGTERM:
+        assert parent.returncode == 143
