@@ -24,6 +24,7 @@ from collections.abc import Generator
 from typing import Any
 
 from wirelab.errors import WirelabError
+from wirelab.lifetime import Terminated
 from wirelab.parallel.address import probe_address
 from wirelab.parallel.jobs import Job, JobResult, call, error_line
 from wirelab.parallel.pool import Pool
@@ -48,7 +49,8 @@ def init_ray(ray: Any, address: str | None, cpus: int) -> None:
     then a TCP connection and a gRPC answer, each within a few seconds): Ray is never asked to
     join an address where no Ray head answers, since its own client retries there for minutes,
     deaf to SIGTERM, and may crash the process when it gives up. ``ray.init`` replaces this
-    process's SIGTERM handler; the run's own (`wirelab.lifetime.sigterm_raises`) is put back.
+    process's SIGTERM handler; the run's own (`wirelab.lifetime.sigterm_raises`) is put back, and
+    a SIGTERM during ``ray.init`` ends the run as SIGTERM does elsewhere (`Terminated`, 143).
     """
     kwargs: dict[str, object] = {
         "include_dashboard": False,
@@ -66,6 +68,10 @@ def init_ray(ray: Any, address: str | None, cpus: int) -> None:
     on_term = signal.getsignal(signal.SIGTERM) if main else None
     try:
         ray.init(**kwargs)
+    except SystemExit as exc:  # SIGTERM while Ray connects: Ray's handler exits with 15
+        if exc.code == signal.SIGTERM:
+            raise Terminated from None
+        raise
     except ConnectionError as exc:
         text = " ".join(str(exc).split())[:200]
         raise WirelabError(f"cannot connect to the Ray cluster at {address}: {text}") from None
