@@ -116,3 +116,13 @@ def test_npz_cache_files_respect_umask(tmp_path: Path, umask: int, mode: int) ->
         assert stat.S_IMODE((tmp_path / name).stat().st_mode) == mode
     assert read_npz(tmp_path / "a.npz")["x"].tolist() == [0, 1, 2]  # type: ignore[index]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.npz", "b.npz"]
+
+
+def test_a_fresh_out_keeps_the_users_own_pictures(tmp_path: Path) -> None:
+    """Only a directory that held a run has stale figures: a user's files in a new --out stay."""
+    out = tmp_path / "mine"
+    out.mkdir()
+    (out / "photo.png").write_bytes(b"\x89PNG user's own")
+    with experiment(out, command="x", config={}) as rd:
+        rd.finish({})
+    assert (out / "photo.png").read_bytes() == b"\x89PNG user's own"

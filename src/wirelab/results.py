@@ -228,13 +228,14 @@ class ResultDir:
         except UsageError:
             rd.release()
             raise
+        held_run = (path / CONFIG).is_file()  # stale figures exist only where a run was before
         write_json(
             path / IN_PROGRESS,
             {"pid": os.getpid(), "host": platform.node(), "started": _now(), "command": command},
         )
         for stale in [path / METRICS, path / FAILED]:
             stale.unlink(missing_ok=True)
-        if not resume:
+        if not resume and held_run:  # a user's own pictures in a fresh --out are theirs
             for p in path.iterdir():
                 if p.is_file() and p.suffix in STALE_SUFFIXES:
                     p.unlink()
