@@ -88,6 +88,8 @@ STUDIES = {
         "fly taxis --body kinematic --trials 2 --train-trials 2 --time-limit 1 --nulls 0",
         [requires_larva],
     ),
+    "fly turns (flygym)": ("fly turns --body flygym --seeds 2 --nulls 0 --no-video", []),
+    "fly taxis (flygym)": ("fly taxis --body flygym --trials 2 --train-trials 2 --nulls 0", []),
     "fly timestep": ("fly timestep --body flygym", []),
     "fly lateralization": ("fly lateralization --nulls 1 --boot 1 --steps 2", [requires_larva]),
     "logic train --seeds": ("logic train --dataset digits --dense 8 --steps 1 --seeds 2", []),
