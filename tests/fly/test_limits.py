@@ -70,6 +70,39 @@ def test_an_unbounded_number_is_one_line_and_writes_nothing(
     assert list(tmp_path.iterdir()) == []
 
 
+HOSTILE = ["nan", "inf", "-inf", HUGE, BIG, "", "\udcff"]  # the last: a non-UTF-8 byte
+NOT_NUMBERS = {"out", "backend", "address", "body", "connectome", "modality", "video", "write"}
+
+
+def numeric_options() -> list[tuple[str, str]]:
+    """``(command, option)`` for every option of every fly command that reads a number or a
+    list of numbers (``--workers`` belongs to `wirelab.parallel.options`)."""
+    import click
+
+    from wirelab.fly.cli import group
+
+    found = []
+    for name, cmd in group.commands.items():
+        for p in cmd.params:
+            if not isinstance(p, click.Option) or p.is_flag or isinstance(p.type, click.Choice):
+                continue
+            if p.name not in NOT_NUMBERS | {"workers", "side", "models", "modalities"}:
+                found.append((name, p.opts[0]))
+    return found
+
+
+@pytest.mark.parametrize("command,option", numeric_options())
+def test_every_numeric_option_refuses_hostile_values(
+    tmp_path: Path, command: str, option: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(envs.PYTHON_VAR, str(tmp_path / "no-fly-python"))
+    side = ["--side", "left"] if command == "stimulate" else []
+    for value in HOSTILE:
+        r = wirelab("fly", command, option, value, *side, "--out", tmp_path / "out")
+        assert r.returncode == 2 and one_line_error(r), (value, r.returncode, r.stderr)
+        assert list(tmp_path.iterdir()) == [], value
+
+
 def test_the_day_limit_follows_the_bodys_measured_pace() -> None:
     assert max_seconds("flygym", 1e-4) == pytest.approx(86_400 / 50)
     assert max_seconds("flygym", 5e-4) == pytest.approx(5 * max_seconds("flygym", 1e-4))

@@ -37,7 +37,7 @@ import numpy as np
 from wirelab.errors import UsageError
 from wirelab.fly.bodies.base import Body
 from wirelab.fly.envs import in_fly_env
-from wirelab.fly.limits import check_seconds
+from wirelab.fly.limits import check_magnitude, check_seconds
 
 DEFAULT_BODY = "flygym"
 DEFAULT_GRID: tuple[tuple[float, float], ...] = (
@@ -222,6 +222,8 @@ def parse_grid(text: str) -> tuple[tuple[float, float], ...]:
         raise UsageError(f"--grid must look like '1,1;1.2,0.4', got {text!r}") from None
     if not pairs or not all(math.isfinite(v) for p in pairs for v in p):
         raise UsageError(f"--grid must look like '1,1;1.2,0.4', got {text!r}")
+    for v in (v for p in pairs for v in p):
+        check_magnitude(v, "--grid")
     return pairs
 
 

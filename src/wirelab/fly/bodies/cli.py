@@ -77,7 +77,7 @@ def calibrate_cmd(
     """Fit the kinematic body's gains to NeuroMechFly runs (slow: seconds to minutes per run)."""
     from wirelab.fly.bodies.calibration import parse_grid, run
 
-    pairs = parse_grid(grid) if grid else CALIBRATE["grid"]
+    pairs = parse_grid(grid) if grid is not None else CALIBRATE["grid"]  # '' is refused
     result = run(CalibrateConfig(duration, settle, pairs, write, body), out, overwrite=overwrite)
     for r in result["measurement"]["runs"]:
         click.echo(f"L={r['left']} R={r['right']}: {json.dumps(r)}")

@@ -91,6 +91,7 @@ class TaxisStudyConfig:
         if self.baseline_trials is not None:
             check_count(self.baseline_trials, "--baseline-trials", low=1)
         check_magnitude(task.arena_radius, "--arena-radius")
+        check_magnitude(task.input_gain, "--input-gain")
         # seeds: the trials' seed + i, the nulls' seed + i, the task's own seed + 30000
         check_seeds(task.seed, 30_001 + max(task.trials, task.train_trials, self.nulls))
         check_seconds(
