@@ -73,6 +73,8 @@ def hostile_folder(tmp_path: Path) -> Path:
     metrics_link = _run(runs, "hard-linked-metrics", GOOD)
     (metrics_link / "metrics.json").unlink()
     os.link(outside / "secret.json", metrics_link / "metrics.json")
+    odd_shape = json.dumps({"command": "wirelab fly lateralization"})
+    _run(runs, "odd-shape", json.dumps({"summary": 5, "rows": "x"}), odd_shape)
     deep = _run(runs, "deep-markers", GOOD)
     (deep / "metrics.json").unlink()
     (deep / ".in-progress").write_text("[" * 200_000)
@@ -92,6 +94,7 @@ def test_every_hostile_file_at_once_renders_each_bad_run_broken(tmp_path: Path) 
         assert run.metrics is None
     assert by_name["hard-linked-metrics"].status == "broken"
     assert by_name["hard-linked-metrics"].reason == f"metrics.json {HARD_LINK}"
+    assert by_name["odd-shape"].status == "complete"
     assert by_name["deep-markers"].status == "in progress"
     assert by_name["deep-failed"].status == "failed"
     assert "failed.json" in by_name["deep-failed"].reason
@@ -109,6 +112,8 @@ def test_every_hostile_file_at_once_renders_each_bad_run_broken(tmp_path: Path) 
     assert "./runs/caf%E9-%FF/notes-%FE.txt" in page  # the link names the file's own bytes
     for name in BROKEN:
         assert f"run-{name}" in page
+    # metrics a headline cannot read: the run is shown as its tables, with a note
+    assert "no headline: metrics.json does not have the shape wirelab fly lateralization" in page
 
 
 def test_the_report_command_renders_it_with_one_summary_line(tmp_path: Path) -> None:

@@ -61,11 +61,26 @@ def entry_of(run: Run) -> HeadlineEntry | None:
 
 
 def headline_of(run: Run) -> Headline | None:
-    """The run's headline, or None (not complete, an unknown type, or metrics it lacks)."""
+    """The run's headline, or None (not complete, an unknown type, or metrics it lacks). Metrics
+    whose shape the headline cannot read (hand-edited, another version's) are noted among the
+    run's problems and the run is shown as its tables: one odd file never stops the page."""
     entry = entry_of(run)
     if run.status != "complete" or entry is None or not isinstance(run.metrics, dict):
         return None
-    return entry.answer(run)
+    try:
+        return entry.answer(run)
+    except Exception as exc:  # any shape a headline did not foresee
+        _unreadable(run, exc)
+        return None
+
+
+def _unreadable(run: Run, exc: Exception) -> None:
+    note = (
+        f"no headline: metrics.json does not have the shape {run.command or 'its command'} "
+        f"writes ({type(exc).__name__}); shown as tables"
+    )
+    if note not in run.problems:
+        run.problems.append(note)
 
 
 def groups_of(runs: Sequence[Run]) -> list[Story]:
@@ -76,7 +91,10 @@ def groups_of(runs: Sequence[Run]) -> list[Story]:
             continue
         same = [r for r in runs if entry.answers(r) and r.status == "complete"]
         if len(same) > 1 and all(isinstance(r.metrics, dict) for r in same):
-            out += [Story(h, members) for h, members in entry.group(same)]
+            try:
+                out += [Story(h, members) for h, members in entry.group(same)]
+            except Exception:  # a shape the group did not foresee: each run on its own
+                continue
     return out
 
 
