@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import platform
 import sys
 from pathlib import Path
 
@@ -78,6 +79,10 @@ def hostile_folder(tmp_path: Path) -> Path:
     deep = _run(runs, "deep-markers", GOOD)
     (deep / "metrics.json").unlink()
     (deep / ".in-progress").write_text("[" * 200_000)
+    huge_pid = _run(runs, "huge-pid", GOOD)
+    (huge_pid / "metrics.json").unlink()
+    marker = {"pid": 10**30, "host": platform.node(), "started": "x" * 10_000}
+    (huge_pid / ".in-progress").write_text(json.dumps(marker))
     failed = _run(runs, "deep-failed", GOOD)
     (failed / "metrics.json").unlink()
     (failed / "failed.json").write_text('{"error": ' * 100_000)
@@ -96,6 +101,9 @@ def test_every_hostile_file_at_once_renders_each_bad_run_broken(tmp_path: Path) 
     assert by_name["hard-linked-metrics"].reason == f"metrics.json {HARD_LINK}"
     assert by_name["odd-shape"].status == "complete"
     assert by_name["deep-markers"].status == "in progress"
+    assert by_name["huge-pid"].status == "in progress"
+    assert by_name["huge-pid"].reason.startswith("killed: started xxx")
+    assert len(by_name["huge-pid"].reason) < 300
     assert by_name["deep-failed"].status == "failed"
     assert "failed.json" in by_name["deep-failed"].reason
     assert shown(BAD_NAME) in by_name and by_name[shown(BAD_NAME)].status == "complete"

@@ -172,16 +172,24 @@ def _in_progress_reason(path: Path) -> str:
     if not isinstance(marker, dict):
         return "in progress (no metrics.json yet): still running, or killed"
     pid, host, started = marker.get("pid"), marker.get("host"), marker.get("started", "?")
-    who = f"process {pid} on {host}"
+    who = f"process {_short(pid)} on {_short(host)}"
     if host == platform.node() and isinstance(pid, int) and pid > 0 and not _alive(pid):
-        return f"killed: started {started} by {who}, which no longer exists; no metrics.json"
-    return f"in progress: started {started} by {who}; still running, or killed"
+        return (
+            f"killed: started {_short(started)} by {who}, which no longer exists; no metrics.json"
+        )
+    return f"in progress: started {_short(started)} by {who}; still running, or killed"
+
+
+def _short(value: object, limit: int = 60) -> str:
+    """A value from a run's file as at most ``limit`` characters of one line."""
+    text = " ".join(str(value)[: limit * 4].split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
-    except ProcessLookupError:
+    except (ProcessLookupError, OverflowError):  # gone, or no process could have that number
         return False
     except OSError:  # exists but belongs to someone else
         return True
