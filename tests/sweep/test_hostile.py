@@ -298,3 +298,27 @@ def test_empty_out_is_a_usage_error(tmp_path: Path, monkeypatch: pytest.MonkeyPa
         r = wirelab("sweep", grid, "--out", "", *extra)
         assert r.returncode == 2 and one_line_error(r) and "'' is empty" in r.stderr, r.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["grid.toml"]
+
+
+def test_a_point_whose_metrics_cannot_be_read_is_failed_not_the_sweep(tmp_path: Path) -> None:
+    """Issue 47: a point's metrics.json with a 10,000-digit integer, 200,000 nested arrays or
+    100 nested objects makes that point failed with the reason; the sweep still ends."""
+    vary = "n = [30]\nnoise = [0.1, 0.2, 0.3, 0.4]\nseed = [0]\n"
+    grid = load_grid(toy_grid(tmp_path, vary=vary))
+    first = run_sweep(grid, tmp_path / "o", backend="local", workers=1)
+    assert first.failed == 0
+    hostile = [
+        '{"x": ' + "9" * 10_000 + "}",
+        "[" * 200_000 + "]" * 200_000,
+        '{"a": ' * 100 + "1" + "}" * 100,
+    ]
+    rows = [r for r in first.rows if r["noise"] != 0.4]
+    for row, text in zip(rows, hostile, strict=True):
+        (tmp_path / "o" / "points" / row["point"] / "metrics.json").write_text(text)
+    again = run_sweep(grid, tmp_path / "o", backend="local", workers=1)
+    assert again.ran == 0, again
+    errors = [r["error"] for r in again.rows if r["status"] == "failed"]
+    assert len(errors) == 3, again.rows
+    assert "digits" in errors[0] and "nests deeper" in errors[1] and "nests deeper" in errors[2]
+    assert all(e.startswith("metrics.json unreadable: ") and len(e) < 200 for e in errors)
+    assert [r["status"] for r in again.rows].count("ok") == 1

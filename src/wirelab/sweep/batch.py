@@ -26,8 +26,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from wirelab.results import environment, read_json, write_json
+from wirelab.results import environment, write_json
 from wirelab.sweep.grid import BatchSpec, Grid, Point, command_argv, options
+from wirelab.sweep.results_table import read_metrics
 
 
 @dataclass
@@ -102,7 +103,11 @@ def split(
 ) -> dict[int, str]:
     """Write each point's result directory from the batched run; returns {index: error} for
     each point (an empty error: the point is complete)."""
-    metrics = read_json(batch_dir / "metrics.json")
+    try:
+        metrics = read_metrics(batch_dir / "metrics.json")
+    except (OSError, ValueError) as exc:  # every point of the batch fails, the sweep goes on
+        why = f"batch: metrics.json unreadable: {exc}"
+        return {p.index: why for p in group.points}
     errors: dict[int, str] = {}
     for p in group.points:
         value = p.params[spec.key]

@@ -3,7 +3,9 @@
 Metrics are flattened to dotted keys (``summary.mc.p_value``); lists of scalars up to 12 long are
 kept as JSON text, longer lists and lists of objects (per-step detail) are left to the point's
 ``metrics.json``. Rows follow the grid's expansion order, whatever order the points finished in,
-so that two backends give the same table.
+so that two backends give the same table. A point's ``metrics.json`` that cannot be read
+(`read_metrics`: not JSON, a number past Python's digit limit, nesting past `MAX_DEPTH`) makes
+that point ``failed`` with the reason, never the sweep's failure.
 """
 
 from __future__ import annotations
@@ -19,9 +21,29 @@ from typing import Any
 from wirelab.errors import UsageError
 from wirelab.results import atomic_write_bytes
 
+MAX_DEPTH = 64  # deeper metrics are refused (a parser's or a flattener's recursion)
 BASE_COLUMNS = ("index", "point", "status", "attempts", "seconds", "error")
 # columns that measure time and so differ between two runs of the same grid
 TIMING_WORDS = ("seconds", "time", "wall", "elapsed", "throughput", "per_s", "speed")
+
+
+def read_metrics(path: Path) -> Any:
+    """A point's ``metrics.json``; a `ValueError` with a one-line reason when it cannot be read
+    as JSON of at most `MAX_DEPTH` levels (`OSError` when it cannot be opened)."""
+    try:
+        doc = json.loads(path.read_bytes().decode("utf-8"))
+    except RecursionError:
+        raise ValueError(f"nests deeper than {MAX_DEPTH} levels") from None
+    except ValueError as exc:  # not UTF-8, not JSON, an integer past the digit limit
+        raise ValueError(" ".join(str(exc).split(";")[0].split())[:160]) from None
+    stack: list[tuple[Any, int]] = [(doc, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise ValueError(f"nests deeper than {MAX_DEPTH} levels")
+        values = item.values() if isinstance(item, dict) else item
+        stack += [(v, depth + 1) for v in values if isinstance(v, dict | list)]
+    return doc
 
 
 def flatten_metrics(metrics: Any, prefix: str = "") -> dict[str, Any]:

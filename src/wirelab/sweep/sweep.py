@@ -42,7 +42,7 @@ from typing import Any
 from rich.console import Console
 
 from wirelab.progress import progress_bar
-from wirelab.results import experiment, read_json
+from wirelab.results import experiment
 from wirelab.sweep.batch import Group, point_metrics, split
 from wirelab.sweep.grid import Grid, Point, display_argv, load_grid
 from wirelab.sweep.options import SweepOptions
@@ -52,6 +52,7 @@ from wirelab.sweep.procs import ProcessGroups, reap_stale
 from wirelab.sweep.results_table import (
     check_metric,
     flatten_metrics,
+    read_metrics,
     summary_plot,
     write_tables,
 )
@@ -82,7 +83,7 @@ def _row(
     metrics_path = pdir / "metrics.json"
     if metrics_path.is_file():
         try:
-            metrics = read_json(metrics_path)
+            metrics = read_metrics(metrics_path)
         except (OSError, ValueError) as exc:
             row.update(status="failed", error=f"metrics.json unreadable: {exc}")
             return row
