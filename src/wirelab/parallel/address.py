@@ -8,9 +8,11 @@ process in glibc on a port out of range (99999), so a malformed address must nev
 with a deadline, then the HTTP/2 client preface, to which a Ray head's GCS (a gRPC server) answers
 with a SETTINGS frame. Nothing listening, a refused or unreachable host, or a server that does not
 answer like gRPC within the deadline is a one-line `WirelabError` (exit 1) in at most
-``2 * timeout`` seconds. Without it, ``ray.init`` at a closed port retries for minutes inside
-Ray's C++ client (SIGTERM is only handled between its attempts) and the process may crash when
-it finally gives up.
+``2 * timeout`` seconds. Without it, ``ray.init`` at a closed port retries inside Ray's C++ GCS
+client (5 s to connect, 30 s for the cluster id, again and again; SIGTERM is only handled
+between attempts), and with Ray 2.40 the driver then dies of a segmentation fault in a new
+``GcsClient`` (``ray/_private/node.py``, ``_init_gcs_client``), seen after about 3 minutes of
+retries (rc 139); a port out of range makes the same client abort in glibc (rc 134).
 """
 
 from __future__ import annotations
