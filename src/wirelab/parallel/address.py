@@ -12,7 +12,7 @@ answer like gRPC within the deadline is a one-line `WirelabError` (exit 1) in at
 client (5 s to connect, 30 s for the cluster id, again and again; SIGTERM is only handled
 between attempts), and with Ray 2.40 the driver then dies of a segmentation fault in a new
 ``GcsClient`` (``ray/_private/node.py``, ``_init_gcs_client``), seen after about 3 minutes of
-retries (rc 139); a port out of range makes the same client abort in glibc (rc 134).
+retries (rc 139); with port 99999 an abort in glibc (rc 134) was reported (issue 47).
 """
 
 from __future__ import annotations
