@@ -157,6 +157,7 @@ time.sleep(600)
 """
 
 
+@pytest.mark.skipif(envs.flygym2_here(), reason="this interpreter is the fly environment")
 @pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM])
 def test_a_rerun_script_does_not_outlive_its_parent(tmp_path: Path, sig: int) -> None:
     script = tmp_path / "script.py"
