@@ -2,17 +2,19 @@
 
 `parse_address` accepts ``HOST:PORT`` only (a host name, an IPv4 address or ``[IPv6]``, and a
 port 1-65535) and gives a one-line `UsageError` (exit 2) otherwise: Ray's C++ core aborts the
-process in glibc on a port out of range (99999), so a malformed address must never reach it.
+process in glibc on a port out of range (99999, as reported), so a malformed address must never
+reach it.
 
 `probe_address` is the bounded check made before ``ray.init`` joins a cluster: a TCP connection
 with a deadline, then the HTTP/2 client preface, to which a Ray head's GCS (a gRPC server) answers
 with a SETTINGS frame. Nothing listening, a refused or unreachable host, or a server that does not
 answer like gRPC within the deadline is a one-line `WirelabError` (exit 1) in at most
-``2 * timeout`` seconds. Without it, ``ray.init`` at a closed port retries inside Ray's C++ GCS
-client (5 s to connect, 30 s for the cluster id, again and again; SIGTERM is only handled
-between attempts), and with Ray 2.40 the driver then dies of a segmentation fault in a new
-``GcsClient`` (``ray/_private/node.py``, ``_init_gcs_client``), seen after about 3 minutes of
-retries (rc 139); with port 99999 an abort in glibc (rc 134) was reported (issue 47).
+``2 * timeout`` seconds (plus the host name's lookup, where a name is given). Without it,
+``ray.init`` at a closed port retries inside Ray's C++ GCS client (5 s to connect, 30 s for the
+cluster id, again and again; SIGTERM is only handled between attempts), and with Ray 2.40 the
+driver then dies of a segmentation fault in a new ``GcsClient`` (``ray/_private/node.py``,
+``_init_gcs_client``), seen after about 3 minutes of retries (rc 139); with port 99999 an abort
+in glibc (rc 134) was reported (issue 47).
 """
 
 from __future__ import annotations
