@@ -122,7 +122,10 @@ def run_in_fly_env(target: str, config: Any, out: Path, **kwargs: Any) -> dict[s
         env = {**os.environ, CHILD_VAR: "1", ERROR_VAR: str(error_file)}
         try:
             code = run_child(
-                [str(python), "-m", "wirelab.fly.envs"], env=env, payload=payload, out=Path(out)
+                [str(python), "-m", "wirelab.fly.envs"],
+                env=env,
+                payload=payload,
+                out=Path(out).resolve(),
             )
         except OSError as exc:
             raise WirelabError(f"cannot start the fly environment ({python}): {exc}") from None
