@@ -10,7 +10,9 @@ import signal
 import subprocess
 import sys
 import textwrap
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -24,13 +26,34 @@ needs_fly_env = pytest.mark.skipif(
 )
 
 
+STARTED: list[subprocess.Popen[bytes]] = []
+
+
+@pytest.fixture(autouse=True)
+def _kill_leftovers() -> Iterator[None]:
+    """A test that fails half-way leaves nothing running: its parents are SIGKILLed (their
+    children are tethered to them)."""
+    yield
+    while STARTED:
+        proc = STARTED.pop()
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def popen(argv: list[str], **kwargs: Any) -> subprocess.Popen[bytes]:
+    proc = subprocess.Popen(argv, **kwargs)
+    STARTED.append(proc)
+    return proc
+
+
 def start_flygym(out: Path, tmp_path: Path) -> subprocess.Popen[bytes]:
     """``wirelab fly stimulate --body flygym`` long enough to be stopped while it walks."""
     argv = [sys.executable, "-m", "wirelab.cli", "fly", "stimulate", "--side", "left"]
     argv += ["--body", "flygym", "--duration", "30", "--no-compare"]
     argv += ["--video", str(tmp_path / "v.mp4"), "--out", str(out)]
     with (tmp_path / "log.txt").open("wb") as log:
-        return subprocess.Popen(argv, cwd=REPO, stdout=log, stderr=subprocess.STDOUT)
+        return popen(argv, cwd=REPO, stdout=log, stderr=subprocess.STDOUT)
 
 
 def walking(log: Path) -> bool:
@@ -107,7 +130,7 @@ child.run_child([sys.executable, "-c", sys.argv[2], str(out)], env=dict(os.envir
 
 def start_parent(out: Path) -> subprocess.Popen[bytes]:
     code = textwrap.dedent(PARENT)
-    return subprocess.Popen([sys.executable, "-c", code, str(out), CHILD], cwd=REPO)
+    return popen([sys.executable, "-c", code, str(out), CHILD], cwd=REPO)
 
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
@@ -165,7 +188,7 @@ def test_a_rerun_script_does_not_outlive_its_parent(tmp_path: Path, sig: int) ->
     started = tmp_path / "started"
     env = {**os.environ, envs.PYTHON_VAR: sys.executable, "STARTED": str(started)}
     env.pop(envs.CHILD_VAR, None)
-    parent = subprocess.Popen([sys.executable, str(script)], cwd=REPO, env=env)
+    parent = popen([sys.executable, str(script)], cwd=REPO, env=env)
     assert wait_until(lambda: started.is_file() and started.read_text(), 60), "no rerun"
     child = int(started.read_text())
     assert child != parent.pid and alive(child)

@@ -50,9 +50,14 @@ def test_the_tool_does_not_outlive_its_parent(tmp_path: Path, sig: int) -> None:
     parent = subprocess.Popen(
         [sys.executable, "-c", PARENT, str(tmp_path)], cwd=REPO, stderr=subprocess.DEVNULL
     )
-    tool = tool_of(parent)
-    parent.send_signal(sig)
-    parent.wait(timeout=30)
+    try:
+        tool = tool_of(parent)
+        parent.send_signal(sig)
+        parent.wait(timeout=30)
+    finally:  # a failure leaves nothing running (the tool is tethered to the parent)
+        if parent.poll() is None:
+            parent.kill()
+            parent.wait()
     assert wait_until(lambda: not alive(tool) and not group(tool), 20), "the tool outlived it"
     if sig == signal.SIGTERM:
         assert parent.returncode == 143
