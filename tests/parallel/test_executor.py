@@ -162,7 +162,8 @@ def test_default_workers_are_the_cores_this_process_may_use() -> None:
 @pytest.mark.parametrize(
     ("options", "message"),
     [
-        (ExecOptions(workers=0), "--workers must be at least 1"),
+        (ExecOptions(workers=0), "--workers must be 1 to 4,096, got 0"),
+        (ExecOptions(workers=10**20), "--workers must be 1 to 4,096, got 1000"),
         (ExecOptions(address="h:1"), "--address only applies to --backend ray"),
         (ExecOptions("nope"), "unknown executor back end 'nope'"),
     ],

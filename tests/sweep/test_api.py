@@ -57,7 +57,7 @@ def test_run_sweep_takes_a_grid_path_and_options_as_keywords(tmp_path: Path) -> 
     [
         (SweepOptions(backend="nope"), "unknown executor back end 'nope'"),
         (SweepOptions(address="h:1"), "--address only applies to --backend ray"),
-        (SweepOptions(workers=0), "--workers must be at least 1"),
+        (SweepOptions(workers=0), "--workers must be 1 to 4,096"),
         (SweepOptions(threads=0), "threads >= 1"),
         (SweepOptions(timeout=float("inf")), "--timeout must be a finite number"),
         (SweepOptions(timeout=0.0), "--timeout must be a finite number"),

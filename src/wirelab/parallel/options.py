@@ -19,7 +19,7 @@ from wirelab.cli_options import available_memory, check_memory
 from wirelab.errors import UsageError
 from wirelab.parallel.address import parse_address
 from wirelab.parallel.jobs import default_workers
-from wirelab.parallel.pool import POOLS
+from wirelab.parallel.pool import MAX_WORKERS, POOLS
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -44,7 +44,7 @@ def executor_options(f: F) -> F:
     opts = [
         click.option(
             "--workers",
-            type=click.IntRange(min=1),
+            type=click.IntRange(min=1, max=MAX_WORKERS),
             default=None,
             help=f"Jobs run at once [default: the cores this process may use, {default_workers()} "
             "here].",

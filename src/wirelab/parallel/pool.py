@@ -122,6 +122,10 @@ def _timed(fn: Callable[..., Any], shared: Any, args: tuple[Any, ...]) -> tuple[
     return call(fn, shared, args), time.perf_counter() - t0
 
 
+# Jobs at once, at most: far above any machine's or cluster's cores here, far below what
+# would exhaust processes or memory just in bookkeeping (``--workers 10**20`` hung before).
+MAX_WORKERS = 4096
+
 POOLS = Registry[type[Pool]]("executor back end")
 """The back ends (``--backend``): name -> `Pool` subclass; ``address=True`` marks those that join a
 cluster at ``--address``."""
@@ -152,8 +156,8 @@ class ExecOptions:
         `WirelabError` for a cluster ``address`` where none answers (`Pool.check_address`:
         ``HOST:PORT``, and for ``ray`` a Ray head answering within a few seconds)."""
         POOLS.get(self.backend)
-        if self.workers is not None and self.workers < 1:
-            raise UsageError(f"--workers must be at least 1, got {self.workers}")
+        if self.workers is not None and not 1 <= self.workers <= MAX_WORKERS:
+            raise UsageError(f"--workers must be 1 to {MAX_WORKERS:,}, got {self.workers}")
         if self.address and not POOLS.fact(self.backend, "address"):
             takes = [n for n in POOLS.names() if POOLS.fact(n, "address")]
             raise UsageError(f"--address only applies to --backend {' or '.join(takes)}")

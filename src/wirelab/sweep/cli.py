@@ -25,6 +25,7 @@ import click
 from wirelab.cli_options import OUT_DIR, THREADS
 from wirelab.parallel import POOLS
 from wirelab.parallel.options import address_option
+from wirelab.parallel.pool import MAX_WORKERS
 from wirelab.sweep.grid import DEFAULT_MAX_POINTS
 from wirelab.sweep.options import SweepOptions
 
@@ -49,7 +50,7 @@ DEFAULTS = SweepOptions()
 )
 @click.option(
     "--workers",
-    type=click.IntRange(min=1),
+    type=click.IntRange(min=1, max=MAX_WORKERS),
     default=DEFAULTS.workers,
     help="Points run at once [default: the cores this process may use].",
 )

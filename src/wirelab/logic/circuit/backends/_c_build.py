@@ -26,6 +26,7 @@ from wirelab.logic.circuit.groupsum import decode_counts
 from wirelab.logic.circuit.ir import Circuit
 from wirelab.logic.circuit.pack import num_words, pack_bits, unpack_bits, word_dtype
 from wirelab.logic.circuit.tools import ToolError, require, write_text
+from wirelab.parallel.tether import tethered
 from wirelab.results import write_json
 
 
@@ -85,14 +86,18 @@ def compile_shared(
             c_file = pending.pop(0)
             obj = c_file.with_suffix(".o")
             cmd = [cc, *flags, "-c", "-o", str(obj), str(c_file)]
-            running.append((subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True), c_file))
+            running.append(
+                (subprocess.Popen(tethered(cmd), stderr=subprocess.PIPE, text=True), c_file)
+            )
             objects.append(obj)
         proc, c_file = running.pop(0)
         reap(proc, c_file)
     # Linked under a temporary name and renamed: the library path never holds a partial file.
     tmp = lib.with_name(f".{lib.name}.tmp")
     link = subprocess.run(
-        [cc, "-shared", *flags, "-o", str(tmp), *map(str, objects)], capture_output=True, text=True
+        tethered([cc, "-shared", *flags, "-o", str(tmp), *map(str, objects)]),
+        capture_output=True,
+        text=True,
     )
     if link.returncode != 0:
         tmp.unlink(missing_ok=True)
