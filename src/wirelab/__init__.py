@@ -6,6 +6,17 @@
 3. Data-dependent wiring: attention (`wirelab.attention`).
 
 Data come through `wirelab.data`; every experiment writes a result directory (`wirelab.results`).
+`__version__` is the installed version. Each package's docstring has its own quickstart; this one
+checks the install and the data layer:
+
+```python
+import wirelab
+from wirelab.data import load_connectome
+
+print("wirelab", wirelab.__version__)
+larva = load_connectome("larva")  # from $WIRELAB_DATA_DIR, or downloaded and checksummed
+print(f"larval connectome: {larva.n} neurons, {larva.weights.nnz} edges")
+```
 """
 
 from importlib.metadata import PackageNotFoundError, version

@@ -11,8 +11,8 @@ directories this tour wrote (`wirelab.report.html.write_runs`; older ones left i
 an earlier tour are not on it) with the committed runs that answer what a tour has no time
 for (`wirelab.report.committed`: the ten-class classifier placed and routed on one iCE40 UP5K,
 read from its committed ``metrics.json``), and each answer card's verdict. The budgets (2 idle
-cores, after the install): ``--quick`` 3 minutes, the default tour 10; the README lists the
-measured times.
+cores, after the install): ``--quick`` 3 minutes, the default tour 10; docs/results/benchmarks.md
+("The tour, timed") lists the measured times.
 """
 
 from __future__ import annotations

@@ -15,7 +15,8 @@ its 95% CI over seeds), each sized to answer its question in the tour's time:
   not set up.
 
 The quick tour runs 1 s of stimulus after a short settle on both bodies; the full tour the
-README's kinematic null study (2 s settle, 2 s stimulus, 20 nulls) and 2 s of stimulus on flygym.
+kinematic null study in docs/results/fly.md (2 s settle, 2 s stimulus, 20 nulls) and 2 s of
+stimulus on flygym.
 """
 
 from __future__ import annotations

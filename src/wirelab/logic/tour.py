@@ -47,7 +47,8 @@ def run(out: Path, quick: bool = False) -> dict[str, Any]:
     }
     missing = _missing(CIRCUIT_TOOLS)
     if missing:
-        summary["circuit"] = f"skipped: install {', '.join(missing)} (see the README)"
+        tools = ", ".join(missing)
+        summary["circuit"] = f"skipped: install {tools} (docs/getting-started.md: system packages)"
         return summary
     summary.update(_circuit(run_dir, quick))
     return summary

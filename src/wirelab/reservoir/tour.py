@@ -4,10 +4,11 @@ The question is the first registered task whose own metric the report prefers as
 (`wirelab.reservoir.tasks.Metric.headline`: memory capacity). The run is sized to answer it: 19
 degree-preserving nulls (the default null model), so the empirical p-value
 ``(1 + #{nulls >= connectome}) / (19 + 1)`` can reach 0.05; the gain the cross-species study
-found best for this readout (README, "Across species": larva, DN-VNC readout, memory capacity,
-degree nulls: alpha 1.0) and one on each side of it (`ALPHAS`), so that the plot shows the
-connectome's curve over the nulls' band; the readout is the 182 DN-VNC neurons (the brain's
-output to the body), a ridge fit on 182 features instead of the whole brain's 2,952.
+found best for this readout (docs/results/reservoir.md, "Across species": larva, DN-VNC
+readout, memory capacity, degree nulls: alpha 1.0) and one on each side of it (`ALPHAS`), so
+that the plot shows the connectome's curve over the nulls' band; the readout is the 182 DN-VNC
+neurons (the brain's output to the body), a ridge fit on 182 features instead of the whole
+brain's 2,952.
 ``quick`` uses the task's own ``--quick`` sizes (600 training steps), the full tour its default
 sizes (3,000).
 """

@@ -43,14 +43,15 @@ FLYGYM_STUDY = Resolution(
     "L − R −104.0° [−121.2°, −86.7°] for the connectome over 8 seeds on NeuroMechFly "
     "(flygym 1.2.1): left −44.3°, right +59.7° minus the control",
     "yes",
-    "`docs/figures/fly/turns_flygym_all_models.png`; README, Does the connectome turn the fly?",
+    "`docs/figures/fly/turns_flygym_all_models.png`; "
+    "`docs/results/fly.md`, Does the connectome turn the fly?",
 )
 NULL_STUDY = Resolution(
     "wirelab fly turns --body kinematic --seeds 2 --models row,null --nulls 20 --null-seeds 2 "
     "--no-video",
     "L − R −86.4° for the connectome against 20 nulls from −66.9° to +53.0°, p = 0.048",
     "yes",
-    "README, Does the connectome turn the fly?",
+    "`docs/results/fly.md`, Does the connectome turn the fly?",
 )
 
 

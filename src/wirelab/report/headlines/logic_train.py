@@ -26,7 +26,7 @@ SYNTH_STUDY = Resolution(
     "wirelab logic synth RUN --pnr --clock 12",
     "the 972-gate 0-vs-1 circuit (99.86%) fits: 1,836 of 5,280 cells, Fmax 17.8 MHz (12 MHz met)",
     "yes",
-    "README, On a chip; `docs/logic-circuits.md`",
+    "`docs/results/logic.md`, On a chip; `docs/logic-circuits.md`",
 )
 PNR_KEYS = ("fmax_mhz", "clock_mhz", "timing_met", "images_per_s")  # from place and route
 
