@@ -9,12 +9,12 @@ uncached computation), attention pooling of a set:
 import torch
 from wirelab.attention import AttentionPool, KVCache, MultiHeadAttention
 
-torch.manual_seed(0)
+_ = torch.manual_seed(0)  # (assigned: a pasted line prints nothing)
 x = torch.randn(2, 10, 64)                                 # (batch, length, dim)
 mha = MultiHeadAttention(64, num_heads=8, num_kv_heads=2)  # GQA: 4 query heads per K/V head
 out, _ = mha(x, causal=True)                               # (2, 10, 64)
 cache = KVCache()
-mha(x, causal=True, cache=cache)                           # the prompt fills the cache
+_ = mha(x, causal=True, cache=cache)                       # the prompt fills the cache
 token = torch.randn(2, 1, 64)
 step, _ = mha(token, causal=True, cache=cache)             # one new token: 11 keys attended
 full, _ = mha(torch.cat([x, token], dim=1), causal=True)   # the same without a cache

@@ -27,7 +27,7 @@ print(f"{larva.name}: {larva.n} neurons, {larva.weights.nnz} edges, types {larva
 pops = larva.populations()  # {celltype: {"left": n, "right": n}}
 print(f"{len(pops)} cell types; sensory {pops['sensory']}, DN-VNC {pops['DN-VNC']}")
 
-Path("edges.csv").write_text("pre,post,weight\nA,B,3\nB,C,1\nC,A,2\nA,C,1\n")
+_ = Path("edges.csv").write_text("pre,post,weight\nA,B,3\nB,C,1\nC,A,2\nA,C,1\n")
 mine = load_connectome("edges.csv")  # neurons: the ids in the edges, sorted
 print(f"{mine.name}: {mine.n} neurons, weights[pre, post] = {mine.weights.toarray().tolist()}")
 ```

@@ -15,6 +15,7 @@ with open_body("kinematic") as body:  # a planar fly calibrated against flygym; 
         drive = controller.step([1.0, 0.0])  # stimulate the left side -> [left, right] drive
         for _ in range(controller.steps_per_update(body.dt)):
             obs = body.act(drive)
+
 turn = np.degrees(float(obs.heading) - start)
 print(f"left stimulation: heading {turn:+.1f} deg ({'left' if turn > 0 else 'right'} turn)")
 ```
