@@ -18,6 +18,7 @@ the first ```python block under the package's heading (`README_SECTIONS`).
 from __future__ import annotations
 
 import ast
+import code
 import importlib.util
 import re
 import textwrap
@@ -112,6 +113,62 @@ def test_quickstart_runs_as_written(where: str, code: str, tmp_path: Path) -> No
     assert r.stdout.strip(), (
         f"{where} prints nothing: a quickstart shows what a person wants to see"
     )
+
+
+class _Shell(code.InteractiveConsole):
+    """Python's own shell, reading lines as a person pastes them, compiling without running:
+    what it would run (each statement it compiled) and whether any line was a syntax error."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.ran: list[object] = []
+        self.errors: list[str] = []
+
+    def runcode(self, code: object) -> None:
+        self.ran.append(code)
+
+    def showsyntaxerror(self, filename: str | None = None, **kwargs: object) -> None:
+        self.errors.append(filename or "<console>")
+
+
+def paste(source: str) -> _Shell:
+    """``source`` pasted line by line into the interactive shell (a blank line ends it)."""
+    shell = _Shell()
+    more = False
+    for line in source.splitlines():
+        more = shell.push(line)
+    if more:
+        shell.push("")
+    return shell
+
+
+def echoes(source: str) -> list[str]:
+    """Top-level expression statements whose value the shell would print (not ``print(...)``)."""
+    tree = ast.parse(source)
+    return [
+        ast.unparse(n)
+        for n in tree.body
+        if isinstance(n, ast.Expr)
+        and not (isinstance(n.value, ast.Call) and ast.unparse(n.value.func) == "print")
+    ]
+
+
+@pytest.mark.parametrize("index", range(len(readme_blocks())))
+def test_readme_quickstart_pastes_into_a_python_shell(index: int) -> None:
+    """The README's blocks pasted into ``python``'s prompt: no line is a syntax error there (a
+    block needs a blank line before the statement after it), and nothing echoes a value."""
+    source = readme_blocks()[index]
+    shell = paste(source)
+    assert not shell.errors, f"pasted into a Python shell, this is a syntax error:\n{source}"
+    assert shell.ran, source
+    assert not echoes(source), f"the shell would print these values: {echoes(source)}"
+
+
+def test_paste_catches_what_the_shell_refuses() -> None:
+    ok = "for i in range(2):\n    x = i\n\nprint(x)\n"
+    assert not paste(ok).errors
+    assert paste("for i in range(2):\n    x = i\nprint(x)\n").errors  # no blank line
+    assert echoes("len([1])\nprint(1)\n_ = len([])\n") == ["len([1])"]
 
 
 def test_blocks_are_found_in_docstrings_and_markdown() -> None:
