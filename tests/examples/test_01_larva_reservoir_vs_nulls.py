@@ -4,13 +4,11 @@ at three gains against degree-preserving and random-ESN nulls, the verdicts, and
 from __future__ import annotations
 
 import json
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 from tests.conftest import requires_larva
+from tests.examples import run_example
 
 REPO = Path(__file__).resolve().parents[2]
 SCRIPT = "examples/01_larva_reservoir_vs_nulls.py"
@@ -22,12 +20,7 @@ VERDICT = re.compile(rf"^vs (\S+) nulls \(n=4\): at alpha {NUM} MC {NUM} .* p = 
 
 @requires_larva
 def test_example_01_compares_the_larva_with_both_null_families(tmp_path: Path) -> None:
-    env = {**os.environ, "MPLBACKEND": "Agg", "OMP_NUM_THREADS": "1"}
-    env.setdefault("WIRELAB_DATA_DIR", str(REPO.parent / "shared" / "data"))
-    r = subprocess.run(
-        [sys.executable, SCRIPT, "--small", "--out", str(tmp_path)],
-        cwd=REPO, env=env, capture_output=True, text=True, timeout=300,
-    )  # fmt: skip
+    r = run_example(SCRIPT, "--small", "--out", str(tmp_path))
     assert r.returncode == 0, r.stderr[-3000:]
     rows = ROW.findall(r.stdout)
     assert [float(row[0]) for row in rows] == [0.6, 1.0, 1.4]

@@ -5,14 +5,14 @@ each scored against degree-preserving nulls; and a user's own edge list given wi
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+
+from tests.examples import run_example
 
 REPO = Path(__file__).resolve().parents[2]
 SCRIPT = "examples/02_celegans_or_user_connectome.py"
@@ -23,12 +23,7 @@ VERDICT = re.compile(
 
 
 def _run(out: Path, *extra: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "MPLBACKEND": "Agg", "OMP_NUM_THREADS": "1"}
-    env.setdefault("WIRELAB_DATA_DIR", str(REPO.parent / "shared" / "data"))
-    return subprocess.run(
-        [sys.executable, SCRIPT, "--small", "--out", str(out), *extra],
-        cwd=REPO, env=env, capture_output=True, text=True, timeout=300,
-    )  # fmt: skip
+    return run_example(SCRIPT, "--small", "--out", str(out), *extra)
 
 
 def test_example_02_scores_the_worm_and_its_edge_list(tmp_path: Path) -> None:

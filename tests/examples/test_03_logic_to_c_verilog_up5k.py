@@ -4,15 +4,13 @@ discretised, compiled to C and Verilog, checked, and placed and routed on the iC
 from __future__ import annotations
 
 import json
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import requires_mnist
+from tests.examples import run_example
 from wirelab.logic.circuit.tools import have
 
 REPO = Path(__file__).resolve().parents[2]
@@ -21,12 +19,7 @@ SCRIPT = "examples/03_logic_to_c_verilog_up5k.py"
 
 @requires_mnist
 def test_example_03_goes_from_training_to_a_bitstream(tmp_path: Path) -> None:
-    env = {**os.environ, "MPLBACKEND": "Agg", "OMP_NUM_THREADS": "1", "NUMBA_NUM_THREADS": "1"}
-    env.setdefault("WIRELAB_DATA_DIR", str(REPO.parent / "shared" / "data"))
-    r = subprocess.run(
-        [sys.executable, SCRIPT, "--small", "--out", str(tmp_path)],
-        cwd=REPO, env=env, capture_output=True, text=True, timeout=300,
-    )  # fmt: skip
+    r = run_example(SCRIPT, "--small", "--out", str(tmp_path))
     assert r.returncode == 0, r.stderr[-3000:]
     out = r.stdout
     acc = re.search(r"relaxed ([\d.]+), discrete ([\d.]+)", out)

@@ -4,15 +4,13 @@ GroupSum trained on MNIST in a user's own torch loop."""
 from __future__ import annotations
 
 import json
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import requires_mnist
+from tests.examples import run_example
 
 REPO = Path(__file__).resolve().parents[2]
 SCRIPT = "examples/04_logic_layer_in_torch_model.py"
@@ -20,12 +18,7 @@ SCRIPT = "examples/04_logic_layer_in_torch_model.py"
 
 @requires_mnist
 def test_example_04_trains_logic_layers_inside_a_torch_model(tmp_path: Path) -> None:
-    env = {**os.environ, "MPLBACKEND": "Agg", "OMP_NUM_THREADS": "1", "NUMBA_NUM_THREADS": "1"}
-    env.setdefault("WIRELAB_DATA_DIR", str(REPO.parent / "shared" / "data"))
-    r = subprocess.run(
-        [sys.executable, SCRIPT, "--small", "--out", str(tmp_path)],
-        cwd=REPO, env=env, capture_output=True, text=True, timeout=300,
-    )  # fmt: skip
+    r = run_example(SCRIPT, "--small", "--out", str(tmp_path))
     assert r.returncode == 0, r.stderr[-3000:]
     acc = re.search(r"relaxed gates ([\d.]+), discrete gates ([\d.]+)", r.stdout)
     assert acc and float(acc[2]) > 0.6  # well above chance (0.1) after 1,000 steps

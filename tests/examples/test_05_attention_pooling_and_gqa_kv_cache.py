@@ -4,23 +4,17 @@ MNIST bags, and a multi-query decoder whose cached decoding equals the uncached 
 from __future__ import annotations
 
 import json
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
+
+from tests.examples import run_example
 
 REPO = Path(__file__).resolve().parents[2]
 SCRIPT = "examples/05_attention_pooling_and_gqa_kv_cache.py"
 
 
 def test_example_05_pools_and_decodes_with_a_kv_cache(tmp_path: Path) -> None:
-    env = {**os.environ, "MPLBACKEND": "Agg", "OMP_NUM_THREADS": "1"}
-    env.setdefault("WIRELAB_DATA_DIR", str(REPO.parent / "shared" / "data"))
-    r = subprocess.run(
-        [sys.executable, SCRIPT, "--small", "--out", str(tmp_path)],
-        cwd=REPO, env=env, capture_output=True, text=True, timeout=300,
-    )  # fmt: skip
+    r = run_example(SCRIPT, "--small", "--out", str(tmp_path))
     assert r.returncode == 0, r.stderr[-3000:]
     acc = dict(re.findall(r"(mean|attention) pooling: accuracy ([\d.]+)", r.stdout))
     assert set(acc) == {"mean", "attention"}

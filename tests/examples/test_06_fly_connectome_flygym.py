@@ -4,14 +4,12 @@ itself in the fly environment, walks NeuroMechFly left / control / right and fil
 from __future__ import annotations
 
 import json
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.examples import run_example
 from wirelab.fly.bodies.base import flygym2_here
 from wirelab.fly.envs import fly_python
 
@@ -24,12 +22,7 @@ SCRIPT = "examples/06_fly_connectome_flygym.py"
     reason="needs the fly environment (.venv-fly, Python 3.12 + flygym 2: make fly-env)",
 )
 def test_example_06_walks_and_films_the_fly(tmp_path: Path) -> None:
-    env = {**os.environ, "MPLBACKEND": "Agg", "MUJOCO_GL": "osmesa", "OMP_NUM_THREADS": "1"}
-    env.setdefault("WIRELAB_DATA_DIR", str(REPO.parent / "shared" / "data"))
-    r = subprocess.run(
-        [sys.executable, SCRIPT, "--small", "--out", str(tmp_path)],
-        cwd=REPO, env=env, capture_output=True, text=True, timeout=300,
-    )  # fmt: skip
+    r = run_example(SCRIPT, "--small", "--out", str(tmp_path))
     assert r.returncode == 0, r.stderr[-3000:]
     turns = {
         m[0]: float(m[1]) for m in re.findall(r"^\s*(\w+): turn\s+([-+][\d.]+) deg", r.stdout, re.M)

@@ -5,15 +5,14 @@ sweep directory; run again, it resumes (nothing runs twice)."""
 from __future__ import annotations
 
 import csv
-import os
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import requires_larva
+from tests.examples import run_example
 
 REPO = Path(__file__).resolve().parents[2]
 SCRIPT = "examples/07_sweep_on_ray.py"
@@ -23,12 +22,7 @@ ROW = re.compile(rf"^\s*{NUM}\s+degree\s+ok\s+{NUM}\s+{NUM} \+- {NUM}\s+{NUM}\s+
 
 
 def _run(out: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "MPLBACKEND": "Agg", "OMP_NUM_THREADS": "1"}
-    env.setdefault("WIRELAB_DATA_DIR", str(REPO.parent / "shared" / "data"))
-    return subprocess.run(
-        [sys.executable, SCRIPT, "--small", "--out", str(out)],
-        cwd=REPO, env=env, capture_output=True, text=True, timeout=300,
-    )  # fmt: skip
+    return run_example(SCRIPT, "--small", "--out", str(out))
 
 
 @requires_larva
