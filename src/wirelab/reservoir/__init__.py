@@ -3,7 +3,7 @@
 A connectome's weight matrix ``W[pre, post]`` (``W[i, j]``: synapses from neuron ``i`` onto
 neuron ``j``) is normalised, scaled by a global gain ``alpha`` and run as the recurrent matrix of
 an echo state network; row-vector states, so the recurrent drive of neuron ``j`` is
-``(x @ W)[j]``. One step (`esn_step`; leaky integrate-and-fire units: `lif_step`)::
+``(x @ W)[j]``. One step (`esn_step`; leaky integrate-and-fire units: `lif_step`):
 
     x(t+1) = (1 - a) x(t) + a f( alpha * x(t) @ W + s_in * u(t+1) @ W_in + b )
 
