@@ -7,7 +7,7 @@ of each is reported. Also: inference images/s of each discrete (argmax-gate) mod
 batch 1024.
 
 Run:  .venv/bin/python benchmarks/logic_train_vs_torchlogix.py [--steps 10] [--threads 2]
-The recipes' shape (`recipes/logic/mnist10-48k-paper.toml`: the centre 20 x 20 pixels, real-valued in
+The recipes' shape (the `mnist10-48k-paper` recipe: the centre 20 x 20 pixels, real-valued in
 training, batch 100, one thread): ``--crop 20 --real --batch 100 --threads 1``.
 Needs: ``pip install --no-deps torchlogix==0.2.2`` (plus tqdm, scikit-learn). Its package
 ``__init__`` imports ``circuit.py``, which only Python 3.12 parses; on 3.11 we register an empty
