@@ -116,6 +116,12 @@ class OutDir(click.Path):
 OUT_DIR = OutDir()
 
 
+def comma_list(text: str | None) -> list[str] | None:
+    """``"a, b,,c"`` -> ``["a", "b", "c"]``: the names of a comma-separated option, stripped,
+    empty ones dropped; None for no value (the option left out)."""
+    return [t.strip() for t in text.split(",") if t.strip()] if text else None
+
+
 def available_memory() -> int | None:
     """Bytes of memory available now: ``MemAvailable`` (Linux), lowered to the room left under
     a cgroup v2 limit; the physical memory where neither is known; None if nothing is."""

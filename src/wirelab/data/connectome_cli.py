@@ -10,16 +10,12 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from wirelab.cli_options import FINITE_FLOAT, out_option
+from wirelab.cli_options import FINITE_FLOAT, comma_list, out_option
 from wirelab.data.connectomes import CONNECTOME
 from wirelab.reservoir import diagnostics
 from wirelab.reservoir.weights import NORMALIZATIONS
 
 PATHS = diagnostics.PathsConfig()  # the option defaults
-
-
-def _split(text: str | None) -> list[str] | None:
-    return [t.strip() for t in text.split(",") if t.strip()] if text else None
 
 
 def _num(v: float | None, spec: str) -> str:
@@ -79,9 +75,9 @@ def paths_cmd(
         source=source,
         target=target,
         normalize=norm,
-        edge_types=_split(edge_types),
+        edge_types=comma_list(edge_types),
         alpha=alpha,
-        populations=_split(populations) or [],
+        populations=comma_list(populations) or [],
         steps=steps,
     )
     result = diagnostics.run(cfg, out, overwrite=overwrite)

@@ -12,7 +12,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from wirelab.cli_options import FINITE_FLOAT, SEED, count, finite_float, out_option
+from wirelab.cli_options import FINITE_FLOAT, SEED, comma_list, count, finite_float, out_option
 from wirelab.data.connectomes import CONNECTOME
 from wirelab.errors import UsageError
 from wirelab.parallel.options import executor_options
@@ -21,7 +21,7 @@ from wirelab.reservoir import experiment
 from wirelab.reservoir.config import ALPHAS as ALPHA_SPEC
 from wirelab.reservoir.config import DEFAULTS
 from wirelab.reservoir.nulls import NULLS
-from wirelab.reservoir.tasks import TASKS
+from wirelab.reservoir.tasks import TASKS, task_names
 from wirelab.reservoir.units import ACTIVATIONS, parse_bias
 from wirelab.reservoir.weights import NORMALIZATIONS, parse_alphas
 
@@ -54,10 +54,6 @@ class _Parsed(click.ParamType):
 
 ALPHAS = _Parsed("alphas", lambda v: [float(a) for a in parse_alphas(v)], "START:STOP:N|a,b,c")
 BIAS = _Parsed("bias", lambda v: str(parse_bias(v)), "NUMBER|random[:SCALE]")
-
-
-def _split(text: str | None) -> list[str] | None:
-    return [t.strip() for t in text.split(",") if t.strip()] if text else None
 
 
 @click.group(name="reservoir")
@@ -182,15 +178,15 @@ def run_cmd(
     """Score the connectome and its nulls on tasks over a range of gains; p-values and z."""
     cfg = replace(
         DEFAULTS,
-        tasks=list(TASKS) if "all" in tasks else list(dict.fromkeys(tasks)),
+        tasks=task_names(tasks),
         alphas=alphas,
         connectome=connectome,
         inputs=inputs,
         outputs=outputs,
         normalize=norm,
-        edge_types=_split(edge_types),
+        edge_types=comma_list(edge_types),
         nulls=nulls,
-        null_models=_split(null_models) or [],
+        null_models=comma_list(null_models) or [],
         activation=activation,
         leak=leak,
         input_scaling=input_scaling,

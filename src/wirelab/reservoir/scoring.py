@@ -23,13 +23,14 @@ from typing import Any
 
 import numpy as np
 
+from wirelab.cli_options import comma_list
 from wirelab.data.connectomes import Connectome
 from wirelab.errors import UsageError
 from wirelab.reservoir.config import ExperimentConfig, resolve_experiment
 from wirelab.reservoir.experiment import plot_scores
 from wirelab.reservoir.jobs import evaluate
 from wirelab.reservoir.network import settings_config
-from wirelab.reservoir.tasks import TASKS, metric_of
+from wirelab.reservoir.tasks import metric_of, task_names
 from wirelab.reservoir.weights import parse_alphas
 
 __all__ = ["Comparison", "NullComparison", "TaskScore", "compare", "score"]
@@ -188,12 +189,11 @@ class Comparison:
 def _study(tasks: str | Sequence[str], settings: dict[str, Any]) -> dict[str, Any]:
     """``settings`` with ``tasks`` (a name, a list, or ``"all"``), ``alphas`` (a number, a
     list or ``"START:STOP:N"``) and ``null_models`` (a name or a list) in config form."""
-    names = [tasks] if isinstance(tasks, str) else list(tasks)
-    out = {**settings, "tasks": list(TASKS) if "all" in names else list(dict.fromkeys(names))}
+    out = {**settings, "tasks": task_names(tasks)}
     if "alphas" in out:
         out["alphas"] = [float(a) for a in parse_alphas(out["alphas"])]
     if isinstance(out.get("null_models"), str):
-        out["null_models"] = [m.strip() for m in out["null_models"].split(",") if m.strip()]
+        out["null_models"] = comma_list(out["null_models"]) or []
     return out
 
 

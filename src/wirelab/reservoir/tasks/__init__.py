@@ -24,6 +24,8 @@ round's blocks of every task as the columns of ONE sparse-times-dense product pe
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from wirelab.registry import Registry
 from wirelab.reservoir.tasks import decision, lorenz, mackey_glass, memory_capacity, narma10
 from wirelab.reservoir.tasks.base import (
@@ -49,6 +51,7 @@ __all__ = [
     "metric_of",
     "nrmse",
     "run_plans",
+    "task_names",
 ]
 
 TASKS = Registry[Task]("task")
@@ -72,3 +75,10 @@ def metric_of(label: str) -> Metric | None:
     """The `Metric` whose rows are labelled ``label`` (a task name or a second score's label,
     e.g. the Mackey-Glass free run's), or None."""
     return next((m for lab, m in labelled_metrics() if lab == label), None)
+
+
+def task_names(tasks: str | Sequence[str]) -> list[str]:
+    """The tasks of a study: a name, or names in order without repeats; ``"all"`` among them
+    means every registered task (`TASKS`)."""
+    names = [tasks] if isinstance(tasks, str) else list(tasks)
+    return list(TASKS) if "all" in names else list(dict.fromkeys(names))
