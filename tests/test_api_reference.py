@@ -42,6 +42,7 @@ PACKAGES = [
     "wirelab.attention",
     "wirelab.fly",
     "wirelab.sweep",
+    "wirelab.report",
     "wirelab.parallel",
 ]
 
