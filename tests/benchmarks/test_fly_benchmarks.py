@@ -15,7 +15,7 @@ from wirelab.fly.envs import fly_python
 REPO = Path(__file__).resolve().parents[2]
 FLY = fly_python()
 pytestmark = pytest.mark.skipif(
-    FLY is None, reason="needs the fly environment (.venv-fly, Python 3.12 + flygym 2: make fly-env)"
+    FLY is None, reason="needs the fly environment (.venv-fly, flygym 2: make fly-env)"
 )
 
 
