@@ -3,7 +3,8 @@
 - bodies (`wirelab.fly.bodies.cli`): ``calibrate``, ``timestep``;
 - stimulation (`wirelab.fly.stimulation.cli`): ``stimulate``, ``lateralization``;
 - turns (`wirelab.fly.turns.cli`): ``turns``;
-- taxis (`wirelab.fly.taxis.cli`): ``taxis``.
+- taxis (`wirelab.fly.taxis.cli`): ``taxis``;
+- choice (`wirelab.fly.choice.cli`): ``choice``.
 
 Each command parses its options into the experiment's config and calls the experiment's
 ``run(config, out)``, which alone writes the result directory; then it prints a summary.
@@ -14,6 +15,7 @@ from __future__ import annotations
 import click
 
 from wirelab.fly.bodies.cli import calibrate_cmd, timestep_cmd
+from wirelab.fly.choice.cli import choice_cmd
 from wirelab.fly.stimulation.cli import lateralization_cmd, stimulate_cmd
 from wirelab.fly.taxis.cli import taxis_cmd
 from wirelab.fly.turns.cli import turns_cmd
@@ -31,5 +33,6 @@ for _command in (
     lateralization_cmd,
     turns_cmd,
     taxis_cmd,
+    choice_cmd,
 ):
     group.add_command(_command)

@@ -1,0 +1,180 @@
+"""The choice controller: four cue channels into two sensory classes, DN-VNC out, G gains at once.
+
+Each cue keeps its own sensory class and its side (`input_matrix`)::
+
+    W_in (4, N): attractive-left  -> left neurons of ``attractive_class``  (e.g. olfactory)
+                 attractive-right -> right neurons of ``attractive_class``
+                 aversive-left    -> left neurons of ``aversive_class``    (e.g. visual)
+                 aversive-right   -> right neurons of ``aversive_class``
+
+The input control (``swap=True``) feeds each cue into the other's class (the attractive cue into
+``aversive_class``, the aversive one into ``attractive_class``), sides kept.
+
+Update every ``update_steps`` flygym steps (`wirelab.reservoir.Reservoir`, leaky tanh units, one
+sparse product for every gain and fly)::
+
+    x(t+1) = (1 - a) x(t) + a tanh( alpha_g * x(t) @ W + s_in * u(t+1) @ W_in )
+    x: (G, B, N)   W: (N, N) [pre, post] normalised   u: (G, B, 4)   alpha_g: one of G gains
+
+Readout features (`READOUTS`, only DN-VNC neurons): ``sums`` is ``[mean x[DN-VNC left],
+mean x[DN-VNC right]]`` ``(G, B, 2)``; ``all`` every DN-VNC neuron ``(G, B, 182)`` (a large
+readout, for the development comparison only). Why small: a readout with many weights on
+many neurons can find, among them, neurons that carry one cue more than the other and undo the
+network's mixing itself; two population means per side cannot tell which class drove them, so a
+fly that approaches one source and avoids the other needs a network that already sends the two
+classes to the descending neurons with different left/right signs.
+
+Call::
+
+    net = ChoiceNetwork(con, NetworkConfig(gains=(0.6, 1.0)), flies=8)
+    feats = net.update(np.zeros((2, 8, 4)))     # (G, B, F)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from wirelab.data.connectomes import Connectome
+from wirelab.errors import UsageError
+from wirelab.fly.controller import FLYGYM_DT
+from wirelab.fly.populations import input_neurons
+from wirelab.registry import Registry
+from wirelab.reservoir import Reservoir, Units, reservoir_weights
+
+Features = Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]
+
+
+def _sums(x: np.ndarray, left: np.ndarray, right: np.ndarray) -> np.ndarray:
+    return np.stack([x[..., left].mean(axis=-1), x[..., right].mean(axis=-1)], axis=-1)
+
+
+def _difference(x: np.ndarray, left: np.ndarray, right: np.ndarray) -> np.ndarray:
+    return (x[..., left].mean(axis=-1) - x[..., right].mean(axis=-1))[..., None]
+
+
+def _all(x: np.ndarray, left: np.ndarray, right: np.ndarray) -> np.ndarray:
+    return x[..., np.concatenate([left, right])]
+
+
+READOUTS = Registry[Features]("choice readout")
+"""Readout features from the state ``x`` ``(..., N)`` and the DN-VNC indices per side."""
+READOUTS.add("difference", _difference, "mean DN-VNC left minus mean right: 1 feature")
+READOUTS.add("sums", _sums, "mean DN-VNC activity per side: 2 features")
+READOUTS.add("all", _all, "every DN-VNC neuron: 182 features (development comparison only)")
+
+
+RESPONSES = ("direct", "evoked")
+
+
+def swapped(u: np.ndarray) -> np.ndarray:
+    """The cues with left and right exchanged in each class: ``[u_AR, u_AL, u_VR, u_VL]``."""
+    return np.asarray(u)[..., [1, 0, 3, 2]]
+
+
+@dataclass(frozen=True)
+class NetworkConfig:
+    """Sensory classes, normalisation, the G recurrent gains, units, readout, update interval."""
+
+    attractive_class: str = "olfactory"
+    aversive_class: str = "visual"
+    normalize: str = "row"
+    gains: tuple[float, ...] = (1.0,)
+    leak: float = 1.0
+    input_scaling: float = 1.0
+    readout: str = "sums"
+    response: str = "direct"
+    update_steps: int = 50
+
+    def __post_init__(self) -> None:
+        if self.attractive_class == self.aversive_class:
+            raise UsageError("the attractive and aversive cues need two different sensory classes")
+        if self.normalize not in ("row", "spectral"):
+            raise UsageError(f"normalize must be 'row' or 'spectral', not {self.normalize!r}")
+        if not self.gains or not all(np.isfinite(g) and g > 0 for g in self.gains):
+            raise UsageError("gains must be one or more finite numbers > 0")
+        if self.update_steps < 1:
+            raise UsageError("update_steps must be >= 1")
+        READOUTS.get(self.readout)
+        if self.response not in RESPONSES:
+            raise UsageError(
+                f"response must be one of {', '.join(RESPONSES)}, not {self.response!r}"
+            )
+        Units(activation="tanh", leak=self.leak, input_scaling=self.input_scaling)
+
+    @property
+    def update_interval(self) -> float:
+        return self.update_steps * FLYGYM_DT
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def input_matrix(con: Connectome, attractive: str, aversive: str, swap: bool = False) -> np.ndarray:
+    """``W_in`` ``(4, N)`` [cue, post] (module docstring); ``swap``: the input control."""
+    classes = (aversive, attractive) if swap else (attractive, aversive)
+    w_in = np.zeros((4, con.n))
+    channels = [(cls, side) for cls in classes for side in ("left", "right")]  # CUES' order
+    for c, (cls, side) in enumerate(channels):
+        w_in[c, input_neurons(con, cls, side)] = 1.0
+    return w_in
+
+
+class ChoiceNetwork:
+    """``G x B`` reservoirs of one network (the connectome or ``weights``) driven by four cues."""
+
+    def __init__(
+        self,
+        con: Connectome,
+        cfg: NetworkConfig,
+        flies: int,
+        weights: sp.spmatrix | None = None,
+        swap: bool = False,
+    ) -> None:
+        self.cfg = cfg
+        self.flies = flies
+        self.evoked = cfg.response == "evoked"
+        w = reservoir_weights(con if weights is None else weights, normalize_by=cfg.normalize)
+        self.w_in = input_matrix(con, cfg.attractive_class, cfg.aversive_class, swap)
+        self.reservoir = Reservoir(
+            w,
+            self.w_in,
+            alphas=np.asarray(cfg.gains),
+            units=Units(activation="tanh", leak=cfg.leak, input_scaling=cfg.input_scaling),
+            batch=2 * flies if self.evoked else flies,
+            dtype=np.float32,
+            settings={"normalize": cfg.normalize},
+        )
+        self.weights = w
+        self.dn_left = con.select(celltype="DN-VNC", side="left")
+        self.dn_right = con.select(celltype="DN-VNC", side="right")
+        self.features = READOUTS.get(cfg.readout)
+        self.reset()
+
+    def reset(self) -> None:
+        self.state = self.reservoir.zeros()  # (1, G, B, N)
+
+    def update(self, u: np.ndarray) -> np.ndarray:
+        """Advance once with cues ``u`` ``(G, B, 4)``; return the readout features ``(G, B, F)``
+        (``evoked``: those of ``u`` minus those of `swapped` ``u``, run side by side)."""
+        u = np.asarray(u)
+        if self.evoked:
+            u = np.concatenate([u, swapped(u)], axis=1)  # (G, 2B, 4)
+        self.state = self.reservoir.step(self.state, u[None])
+        f = self.features(self.state[0], self.dn_left, self.dn_right)  # (G, B or 2B, F)
+        return f[:, : self.flies] - f[:, self.flies :] if self.evoked else f
+
+
+def reference_update(
+    w: sp.spmatrix, x: np.ndarray, u: np.ndarray, w_in: np.ndarray, cfg: NetworkConfig
+) -> np.ndarray:
+    """The update in plain numpy, one gain at a time: ``x`` ``(G, B, N)``, ``u`` ``(G, B, 4)``."""
+    out = np.empty_like(x)
+    for g, alpha in enumerate(cfg.gains):
+        z = alpha * (x[g] @ w) + cfg.input_scaling * (u[g] @ w_in)  # (B, N)
+        out[g] = (1 - cfg.leak) * x[g] + cfg.leak * np.tanh(z)
+    return out

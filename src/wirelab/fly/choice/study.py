@@ -1,0 +1,188 @@
+"""The choice study: the connectome against N nulls of one family, with controls and baselines.
+
+Conditions (`run_study`, every one a job of `wirelab.parallel`: ``--workers``, ``--backend``):
+
+- ``connectome``: the larval connectome, its readout trained at every gain of ``network.gains``;
+- ``input-control``: the same connectome with each cue fed into the other's sensory class;
+- ``null-<seed>``: ``nulls`` networks of the family ``null_family`` (a `NULLS` name, e.g.
+  ``degree`` or ``degree-boundary``), seeds ``null_seed + i``, each trained the same way;
+- baselines: ``teacher`` (the upper bound), ``constant`` (``[1, 1]``: walks between the sources)
+  and ``merged`` (the same small readout on the cues summed per side: what no routing gives).
+
+The comparison (`compare`, arithmetic in `wirelab.fly.choice.stats`): the connectome's success
+rate at its gain ``gain`` against every null's at the same gain, and the connectome's best rate
+over the grid against every null's best over the grid (each network at its own best gain, chosen
+on the test starts for every network alike): rank p, z, difference and Cohen's h. Per start,
+paired comparisons of the connectome with each control and baseline. `run` writes the result
+directory: ``config.json``, ``trajectories.png``, ``metrics.json`` last.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from wirelab.data.connectomes import Connectome, load_connectome
+from wirelab.errors import UsageError
+from wirelab.fly.choice.jobs import Setup, baseline_job, network_job
+from wirelab.fly.choice.network import NetworkConfig
+from wirelab.fly.choice.stats import against_nulls, paired
+from wirelab.fly.choice.task import ChoiceConfig
+from wirelab.parallel import ExecOptions, Job, map_jobs
+from wirelab.results import experiment
+
+BASELINES = ("teacher", "constant", "merged")
+CONTROLS = ("input-control", *BASELINES)
+
+
+@dataclass(frozen=True)
+class ChoiceStudyConfig:
+    """The study: task, network (with the gain grid), the connectome's ``gain``, the null family
+    and how many, the controls, the connectome and where the jobs run."""
+
+    task: ChoiceConfig = field(default_factory=ChoiceConfig)
+    network: NetworkConfig = field(default_factory=NetworkConfig)
+    gain: float = 1.0
+    null_family: str = "degree"
+    nulls: int = 5
+    null_seed: int = 1000
+    controls: bool = True
+    connectome: str = "larva"
+    workers: int | None = None
+    backend: str = "local"
+    address: str | None = None
+
+    def validate(self) -> None:
+        from wirelab.reservoir.nulls import NULLS
+
+        if self.gain not in self.network.gains:
+            raise UsageError(f"--gain {self.gain:g} must be one of --gains {self.network.gains}")
+        if self.nulls < 0:
+            raise UsageError("--nulls must be >= 0")
+        NULLS.get(self.null_family)
+        self.executor().validate()
+
+    def executor(self) -> ExecOptions:
+        return ExecOptions(self.backend, self.workers, self.address)
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        return d
+
+
+def run_study(con: Connectome, config: ChoiceStudyConfig, show: bool = True) -> dict[str, Any]:
+    """Every condition's job at once; returns ``{condition: network_job's result}``."""
+    setup = Setup(con, config.task, config.network)
+    names: list[str] = ["connectome"]
+    jobs = [Job("connectome", network_job, (None, 0))]
+    if config.controls:
+        jobs.append(Job("input-control", network_job, (None, 0, True)))
+        jobs += [Job(b, baseline_job, (b,)) for b in BASELINES]
+        names += list(CONTROLS)
+    seeds = [config.null_seed + i for i in range(config.nulls)]
+    jobs += [Job(f"null-{s}", network_job, (config.null_family, s)) for s in seeds]
+    names += [f"null-{s}" for s in seeds]
+    values = map_jobs(jobs, config.executor(), shared=setup, label="choice", show=show)
+    return dict(zip(names, values, strict=True))
+
+
+def _row(name: str, result: dict[str, Any], j: int) -> dict[str, Any]:
+    """A condition's row at gain block ``j`` without the per-trial lists."""
+    r = result["by_gain"][j]
+    return {"condition": name, **{k: v for k, v in r.items() if k not in ("success", "contact")}}
+
+
+def compare(results: dict[str, Any], config: ChoiceStudyConfig) -> dict[str, Any]:
+    """Rows, the comparison against the nulls and the paired comparisons (module docstring)."""
+    j = config.network.gains.index(config.gain)
+    conn = results["connectome"]["by_gain"]
+    nulls = {k: v["by_gain"] for k, v in results.items() if k.startswith("null-")}
+
+    def best(by_gain: list[dict[str, Any]]) -> float:
+        return max(r["success_rate"] for r in by_gain)
+
+    rows = [_row(k, v, j if v["by_gain"][0]["gain"] is not None else 0) for k, v in results.items()]
+    out: dict[str, Any] = {
+        "conditions": rows,
+        "by_gain": {
+            k: [
+                {
+                    "gain": r["gain"],
+                    "success_rate": r["success_rate"],
+                    "contact_rate": r["contact_rate"],
+                }
+                for r in v["by_gain"]
+            ]
+            for k, v in results.items()
+            if v["by_gain"][0]["gain"] is not None
+        },
+        "nulls": {
+            "family": config.null_family,
+            "seeds": [int(k.split("-")[1]) for k in nulls],
+            "same_gain": against_nulls(
+                conn[j]["success_rate"], [v[j]["success_rate"] for v in nulls.values()]
+            ),
+            "own_best_gain": against_nulls(best(conn), [best(v) for v in nulls.values()]),
+            "contact_same_gain": {
+                "observed": conn[j]["contact_rate"],
+                "nulls": [v[j]["contact_rate"] for v in nulls.values()],
+            },
+        },
+    }
+    out["paired"] = {
+        k: paired(
+            conn[j]["success"], results[k]["by_gain"][j if k == "input-control" else 0]["success"]
+        )
+        for k in CONTROLS
+        if k in results
+    }
+    return out
+
+
+def run(
+    config: ChoiceStudyConfig,
+    out: Path,
+    *,
+    overwrite: bool = False,
+    con: Connectome | None = None,
+    progress: bool = True,
+) -> dict[str, Any]:
+    """`run_study` into the result directory ``out``: ``config.json``, ``trajectories.png``
+    (the connectome, its controls and the first null, in the frame of each start: bisector to the
+    right, attractive source up) and ``metrics.json`` (`compare`, plus seconds per network)."""
+    from wirelab.fly.choice.plots import choice_paths
+
+    config.validate()
+    con = con if con is not None else load_connectome(config.connectome)
+    with experiment(
+        out, command="wirelab fly choice", config=config.to_dict(), overwrite=overwrite
+    ) as rd:
+        t0 = time.perf_counter()
+        results = run_study(con, config, show=progress)
+        metrics = compare(results, config)
+        j = config.network.gains.index(config.gain)
+        shown: list[str] = [k for k in ("connectome", "input-control", "merged") if k in results]
+        shown += [k for k in results if k.startswith("null-")][:1]
+        paths = {
+            k: results[k]["paths"][j if results[k]["by_gain"][0]["gain"] is not None else 0]
+            for k in shown
+        }
+        rd.save_figure(choice_paths(paths, config.task), "trajectories")
+        net_s = [
+            v["seconds"]["total"]
+            for k, v in results.items()
+            if k == "connectome" or k.startswith("null-")
+        ]
+        metrics["seconds"] = {
+            "per_network": {k: v["seconds"] for k, v in results.items()},
+            "network_mean_s": float(np.mean(net_s)),
+            "wall_s": time.perf_counter() - t0,
+        }
+        main = metrics["conditions"][0]
+        return rd.finish(
+            {"success_rate": main["success_rate"], "contact_rate": main["contact_rate"], **metrics}
+        )
