@@ -13,6 +13,7 @@ from wirelab.fly.choice.network import (
     ChoiceNetwork,
     NetworkConfig,
     input_matrix,
+    lateral_gains,
     reference_update,
     swapped,
 )
@@ -32,7 +33,7 @@ def test_each_cue_reaches_its_sensory_class_and_side(larva: Connectome, swap: bo
 
 @requires_larva
 def test_fast_update_equals_the_reference(larva: Connectome) -> None:
-    cfg = NetworkConfig(gains=(0.6, 1.4), leak=0.7, readout="all")
+    cfg = NetworkConfig(gains=(0.6, 1.4), leak=0.7, readout="all", response="direct")
     net = ChoiceNetwork(larva, cfg, flies=3)
     rng = np.random.default_rng(0)
     x = np.zeros((2, 3, larva.n))
@@ -49,7 +50,7 @@ def test_fast_update_equals_the_reference(larva: Connectome) -> None:
 def test_evoked_difference_cancels_symmetric_cues_and_flips_with_the_side(
     larva: Connectome,
 ) -> None:
-    net = ChoiceNetwork(larva, NetworkConfig(readout="difference", response="evoked"), flies=2)
+    net = ChoiceNetwork(larva, NetworkConfig(gains=(1.0,), response="evoked"), flies=2)
     u = np.array([[[0.9, 1.0, 0.5, 0.5], [1.0, 0.9, 0.5, 0.5]]])  # (G=1, B=2, 4)
     for _ in range(10):  # the cues reach DN-VNC after a few hops
         e = net.update(u)[0, :, 0]
@@ -66,3 +67,12 @@ def test_one_class_for_both_cues_is_refused() -> None:
         NetworkConfig(attractive_class="visual", aversive_class="visual")
     with pytest.raises(UsageError):
         NetworkConfig(readout="everything")
+
+
+@requires_larva
+def test_the_input_control_exchanges_the_two_cues_lateral_gains(larva: Connectome) -> None:
+    cfg = NetworkConfig(gains=(1.0,))
+    own = lateral_gains(larva, cfg, steps=10)
+    crossed = lateral_gains(larva, cfg, swap=True, steps=10)
+    assert own.shape == (1, 2) and np.all(own != 0)
+    np.testing.assert_allclose(crossed[:, ::-1], own, rtol=1e-4, atol=1e-7)

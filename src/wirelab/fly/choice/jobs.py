@@ -20,7 +20,7 @@ import numpy as np
 
 from wirelab.data.connectomes import Connectome
 from wirelab.fly.choice.episode import test, train
-from wirelab.fly.choice.network import ChoiceNetwork, NetworkConfig
+from wirelab.fly.choice.network import ChoiceNetwork, NetworkConfig, lateral_gains
 from wirelab.fly.choice.task import ChoiceConfig, starts, summarize
 
 PLOTTED = 12  # test trials kept per condition for the trajectories plot
@@ -43,7 +43,8 @@ def _kept(ep_position: np.ndarray, b: int, j: int) -> np.ndarray:
 def network_job(setup: Setup, family: str | None, seed: int, swap: bool = False) -> dict[str, Any]:
     """Train and test one network at every gain: the connectome (``family`` None) or the null
     ``NULLS.get(family)(con, seed)``. Returns per gain the summary and the per-trial successes and
-    contacts, the training figures, the kept trajectories and the seconds spent."""
+    contacts, the training figures, the open-loop lateral gains of both cues (`lateral_gains`),
+    the kept trajectories and the seconds spent."""
     from wirelab.reservoir.nulls import NULLS
 
     t0 = time.perf_counter()
@@ -59,7 +60,9 @@ def network_job(setup: Setup, family: str | None, seed: int, swap: bool = False)
     net = ChoiceNetwork(setup.con, ncfg, cfg.trials, weights=weights, swap=swap)
     ep, scores = test(cfg, test_starts, "readout", net, mappings, interval)
     t3 = time.perf_counter()
+    lateral = lateral_gains(setup.con, ncfg, weights, swap)  # (G, 2)
     return {
+        "lateral": {"attractive": lateral[:, 0].tolist(), "aversive": lateral[:, 1].tolist()},
         "by_gain": [
             {"gain": a, **summarize(s), **info, "success": s["success"], "contact": s["contact"]}
             for a, s, info in zip(ncfg.gains, scores, infos, strict=True)

@@ -83,11 +83,11 @@ class NetworkConfig:
     attractive_class: str = "olfactory"
     aversive_class: str = "visual"
     normalize: str = "row"
-    gains: tuple[float, ...] = (1.0,)
+    gains: tuple[float, ...] = (0.6, 1.0, 1.4)
     leak: float = 1.0
     input_scaling: float = 1.0
-    readout: str = "sums"
-    response: str = "direct"
+    readout: str = "difference"
+    response: str = "evoked"
     update_steps: int = 50
 
     def __post_init__(self) -> None:
@@ -178,3 +178,31 @@ def reference_update(
         z = alpha * (x[g] @ w) + cfg.input_scaling * (u[g] @ w_in)  # (B, N)
         out[g] = (1 - cfg.leak) * x[g] + cfg.leak * np.tanh(z)
     return out
+
+
+def lateral_gains(
+    con: Connectome,
+    cfg: NetworkConfig,
+    weights: sp.spmatrix | None = None,
+    swap: bool = False,
+    base: float = 1.0,
+    delta: float = 0.01,
+    steps: int = 40,
+) -> np.ndarray:
+    """How each cue's left-right difference reaches the DN-VNC difference, open loop: ``(G, 2)``
+    ``[attractive, aversive]`` per gain, each ``(e_L - e_R) / (u_L - u_R)`` after ``steps``
+    updates with every cue at ``base`` and one class at ``base +- delta`` (left +, right -),
+    ``e`` the evoked DN-VNC means. A small readout on ``e_L - e_R`` succeeds only when the two
+    entries have opposite signs (the teacher turns toward ``u_AL - u_AR`` and away from
+    ``u_VL - u_VR``)."""
+    from dataclasses import replace
+
+    net = ChoiceNetwork(
+        con, replace(cfg, readout="difference", response="evoked"), 2, weights, swap
+    )
+    u = np.full((len(cfg.gains), 2, 4), base)
+    u[:, 0, :2] += [delta, -delta]  # the attractive cue's difference
+    u[:, 1, 2:] += [delta, -delta]  # the aversive cue's
+    for _ in range(steps):
+        e = net.update(u)[..., 0]  # (G, 2)
+    return e / (2 * delta)

@@ -133,6 +133,7 @@ def compare(results: dict[str, Any], config: ChoiceStudyConfig) -> dict[str, Any
             },
         },
     }
+    out["lateral"] = {k: v["lateral"] for k, v in results.items() if "lateral" in v}
     out["paired"] = {
         k: paired(
             conn[j]["success"], results[k]["by_gain"][j if k == "input-control" else 0]["success"]
