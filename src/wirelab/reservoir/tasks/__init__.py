@@ -12,7 +12,7 @@ lambda chosen on validation segments of the training part), ``decision``, ``lore
 task is one module plus one line below; the experiment, its figure and the report read the
 entries.
 
-Readouts: ridge, lambda by 3-fold CV on `fitting.GRID` (relative, 1e-12 .. 1e4 in half decades;
+Readouts: ridge, lambda by 3-fold CV on `ridge.GRID` (relative, 1e-12 .. 1e4 in half decades;
 the Mackey-Glass free run chooses on `mackey_glass.FREE_GRID`), a warning in
 ``detail["warnings"]`` when a chosen lambda is on the grid's edge with the CV error still
 falling. NRMSE = sqrt(mean((y_hat - y)^2)) / std(y).

@@ -15,9 +15,8 @@ import numpy as np
 
 from wirelab.errors import UsageError
 from wirelab.reservoir.engine import Block
-from wirelab.reservoir.readout import RidgeClassifier
+from wirelab.reservoir.ridge import GRID, RidgeClassifier, choose_lambda, lambda_detail
 from wirelab.reservoir.tasks.base import Metric, Plan, Setup, Task, TaskResult, input_weights
-from wirelab.reservoir.tasks.fitting import GRID, choose_lambda, lambda_detail
 
 
 def decision_plan(

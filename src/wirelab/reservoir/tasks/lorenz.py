@@ -18,6 +18,7 @@ from functools import lru_cache
 import numpy as np
 
 from wirelab.reservoir.engine import Block
+from wirelab.reservoir.ridge import fit_readout, lambda_detail
 from wirelab.reservoir.tasks.base import (
     TRAIN,
     Metric,
@@ -28,7 +29,6 @@ from wirelab.reservoir.tasks.base import (
     input_weights,
     nrmse,
 )
-from wirelab.reservoir.tasks.fitting import fit_readout, lambda_detail
 from wirelab.reservoir.timeseries import lorenz63
 
 

@@ -28,6 +28,14 @@ import numpy as np
 
 from wirelab.errors import UsageError
 from wirelab.reservoir.engine import Block, BlockRun
+from wirelab.reservoir.ridge import (
+    Readout,
+    choose_lambda,
+    edge_warnings,
+    fit_readout,
+    lambda_detail,
+    standardise,
+)
 from wirelab.reservoir.tasks.base import (
     TRAIN,
     Metric,
@@ -37,14 +45,6 @@ from wirelab.reservoir.tasks.base import (
     TaskResult,
     input_weights,
     nrmse,
-)
-from wirelab.reservoir.tasks.fitting import (
-    Readout,
-    choose_lambda,
-    edge_warnings,
-    fit_readout,
-    lambda_detail,
-    standardise,
 )
 from wirelab.reservoir.timeseries import mackey_glass
 

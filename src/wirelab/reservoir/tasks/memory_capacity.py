@@ -1,7 +1,7 @@
 """Memory capacity (Jaeger 2001): how many past inputs a linear readout recalls.
 
 Input ``u ~ U[-0.8, 0.8]`` on one channel; for each delay k = 1..k_max a ridge readout (its own
-CV lambda: per delay, `fitting.fit_readout`) outputs ``u(t-k)``;
+CV lambda: per delay, `ridge.fit_readout`) outputs ``u(t-k)``;
 ``MC = sum_k corr(y_k, u(t-k))^2`` on held-out steps. A plan (`base`): it yields its input
 block, fits the readouts on the recorded states of every network and gain, and returns
 ``scores`` ``(M, G)``.
@@ -12,8 +12,8 @@ from __future__ import annotations
 import numpy as np
 
 from wirelab.reservoir.engine import Block
+from wirelab.reservoir.ridge import fit_readout, lambda_detail
 from wirelab.reservoir.tasks.base import TRAIN, Metric, Plan, Setup, Task, TaskResult, input_weights
-from wirelab.reservoir.tasks.fitting import fit_readout, lambda_detail
 
 
 def memory_capacity_plan(

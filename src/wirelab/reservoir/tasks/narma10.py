@@ -1,6 +1,6 @@
 """NARMA-10 one-step prediction: input ``u ~ U[0, 0.5]``, target ``y(t+1)`` of
 `timeseries.narma10`; NRMSE on held-out steps. A plan (`base`): it yields its input block,
-fits a ridge readout (`fitting.fit_readout`) on the recorded states of every network and gain,
+fits a ridge readout (`ridge.fit_readout`) on the recorded states of every network and gain,
 and returns ``scores`` ``(M, G)``.
 """
 
@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from wirelab.reservoir.engine import Block
+from wirelab.reservoir.ridge import fit_readout, lambda_detail
 from wirelab.reservoir.tasks.base import (
     TRAIN,
     Metric,
@@ -19,7 +20,6 @@ from wirelab.reservoir.tasks.base import (
     input_weights,
     nrmse,
 )
-from wirelab.reservoir.tasks.fitting import fit_readout, lambda_detail
 from wirelab.reservoir.timeseries import narma10_series
 
 

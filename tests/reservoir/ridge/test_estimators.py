@@ -6,14 +6,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from wirelab.errors import UsageError
-from wirelab.reservoir.readout import (
+from wirelab.reservoir.ridge import (
     DEFAULT_LAMBDAS,
     LogisticClassifier,
     Ridge,
     RidgeAccumulator,
     RidgeClassifier,
+    RowRidge,
+    choose_lambda,
+    fold_rows,
 )
-from wirelab.reservoir.ridge_cv import cv_errors_data
 
 
 @settings(max_examples=30, deadline=None)
@@ -76,7 +78,7 @@ def test_cv_errors_match_explicit_held_out_errors() -> None:
             sse += np.sum((m.predict(x[idx]) - y[idx]) ** 2)
         assert got[li] == pytest.approx(sse / 120, rel=1e-8)
     model = Ridge(lams, folds=4).fit(x, y)
-    assert model.ridge_ == lams[int(np.argmin(got))]
+    assert model.ridge_ == lams[int(choose_lambda(got[:, None])[0][0])]
 
 
 def test_classifiers_separate_gaussian_blobs() -> None:
@@ -147,9 +149,8 @@ def test_standardized_grouped_ridge_is_exactly_the_direct_form() -> None:
 
 
 def test_grouped_folds_keep_each_group_whole() -> None:
-    model = Ridge([0.1, 1.0], folds=3)
     groups = np.array([5, 1, 1, 3, 5, 2, 3, 2])
-    folds = model._fold_rows(8, groups)
+    folds = fold_rows(8, 3, groups)
     assert [sorted(set(groups[f])) for f in folds] == [[1, 2], [3], [5]]
     assert sorted(np.concatenate(folds)) == list(range(8))
     rng = np.random.default_rng(0)
@@ -198,7 +199,7 @@ def test_fast_cv_paths_equal_the_per_lambda_reference(seed: int, shape: tuple) -
         acc.partial_fit(x[idx], y[idx], k)
     grid = np.array([1e-3, 1e-1, 1.0, 10.0, 1e3])
     ref = acc.cv_errors_reference(grid)  # (L, O)
-    np.testing.assert_allclose(cv_errors_data(x, y, folds, grid), ref, rtol=1e-7)
+    np.testing.assert_allclose(RowRidge(x, y).cv_errors(folds, grid), ref, rtol=1e-7)
     np.testing.assert_allclose(acc.cv_errors(grid, per_output=True), ref, rtol=1e-6)
     np.testing.assert_allclose(acc.cv_errors(grid), ref.mean(1), rtol=1e-6)
 
@@ -219,15 +220,15 @@ def test_per_output_lambda_equals_a_plain_solve_per_column() -> None:
         np.testing.assert_allclose(model.coef_[:, o], plain.coef_[:, 0], rtol=1e-8, atol=1e-12)
         np.testing.assert_allclose(model.intercept_[o], plain.intercept_[0], rtol=1e-8)
     assert model.cv_errors_by_output_ is not None
-    np.testing.assert_array_equal(model.ridges_, grid[np.argmin(model.cv_errors_by_output_, 0)])
+    np.testing.assert_array_equal(model.ridges_, grid[choose_lambda(model.cv_errors_by_output_)[0]])
     acc = RidgeAccumulator(12, 3, 4)
     for k, idx in enumerate(np.array_split(np.arange(300), 4)):
         acc.partial_fit(x[idx], y[idx], k)
     streamed = Ridge(grid, per_output=True).fit_statistics(acc)
     np.testing.assert_array_equal(streamed.ridges_, model.ridges_)
     np.testing.assert_allclose(streamed.coef_, model.coef_, rtol=1e-6, atol=1e-9)
-    shared = Ridge(grid, folds=4).fit(x, y)  # one lambda: the smallest mean error
-    assert shared.ridge_ == grid[np.argmin(shared.cv_errors_)]
+    shared = Ridge(grid, folds=4).fit(x, y)  # one lambda: the rule on the mean error
+    assert shared.ridge_ == grid[choose_lambda(shared.cv_errors_[:, None])[0][0]]
     np.testing.assert_array_equal(shared.coef_, Ridge(shared.ridge_).fit(x, y).coef_)
 
 

@@ -5,9 +5,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from wirelab.reservoir.readout import RidgeAccumulator
-from wirelab.reservoir.ridge_basis import data_basis, range_basis
-from wirelab.reservoir.ridge_cv import cv_errors_data
+from wirelab.reservoir.ridge import RidgeAccumulator, RowRidge
+from wirelab.reservoir.ridge.linalg import data_basis, range_basis
 
 
 def _low_rank(seed: int, t: int, f: int, rank: int, o: int) -> tuple[np.ndarray, np.ndarray]:
@@ -69,7 +68,7 @@ def test_reduced_cv_equals_the_per_lambda_reference(
     grid = np.array([1e-3, 1e-1, 1.0, 10.0, 1e3])
     ref = acc.cv_errors_reference(grid)  # (L, O)
     np.testing.assert_allclose(acc.cv_errors(grid, per_output=True), ref, rtol=1e-6)
-    np.testing.assert_allclose(cv_errors_data(x, y, folds, grid), ref, rtol=1e-6)
+    np.testing.assert_allclose(RowRidge(x, y).cv_errors(folds, grid), ref, rtol=1e-6)
     lams = grid[np.arange(o) % grid.size]
     w, b = acc.solve(lams)
     for col, lam in enumerate(lams):

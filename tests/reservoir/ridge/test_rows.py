@@ -5,9 +5,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.reservoir.test_ridge_basis import _accumulate, _low_rank
-from wirelab.reservoir.readout import RidgeAccumulator
-from wirelab.reservoir.ridge_rows import RowRidge
+from tests.reservoir.ridge.test_linalg import _accumulate, _low_rank
+from wirelab.reservoir.ridge import RidgeAccumulator, RowRidge
 
 GRID = np.array([1e-3, 1e-1, 1.0, 10.0, 1e3])
 
@@ -83,3 +82,33 @@ def test_the_refit_on_projected_rows_predicts_as_the_full_feature_solve() -> Non
     w, b = rows.solve(1e-4)
     w_ref, b_ref = RidgeAccumulator(x.shape[1], 1).partial_fit(x, y[:, None]).solve(1e-4)
     np.testing.assert_allclose(x @ w + b, x @ w_ref + b_ref, rtol=0, atol=1e-7)
+
+
+def _graded(seed: int, t: int = 240, f: int = 30) -> tuple[np.ndarray, np.ndarray]:
+    """Columns of scale 1 .. 1e-7 (a Gram with eigenvalues down to 1e-14 of its largest, as
+    reservoir states have), targets that need the weakest columns."""
+    rng = np.random.default_rng(seed)
+    scale = np.logspace(0.0, -7.0, f)
+    x = rng.normal(size=(t, f)) * scale + 3.0
+    y = (x - 3.0) @ (rng.normal(size=f) / scale) / f + 0.01 * rng.normal(size=t)
+    return x, y
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_the_cv_scores_the_model_that_is_refitted(seed: int) -> None:
+    """Below the eigenvalues' rounding (lambda down to 1e-16 of the largest eigenvalue), each
+    fold's CV error is the held-out error of `solve` refitted on the fold's training rows (the
+    refit procedure itself), as it is at large lambdas."""
+    x, y = _graded(seed)
+    lams = np.array([1e-14, 1e-11, 1e-8, 1e-4, 1.0])
+    folds = np.array_split(np.arange(x.shape[0]), 3)
+    got = RowRidge(x, y).cv_errors(folds, lams)[:, 0]
+    want = np.zeros(lams.size)
+    for idx in folds:
+        train = np.setdiff1d(np.arange(x.shape[0]), idx)
+        fold = RowRidge(x[train], y[train])
+        for li, lam in enumerate(lams):
+            w, b = fold.solve(float(lam))
+            want[li] += np.sum((x[idx] @ w[:, 0] + b[0] - y[idx]) ** 2)
+    np.testing.assert_allclose(got, want / x.shape[0], rtol=1e-6)
+    assert got[0] < 0.1 * got[-1]  # the weak columns carry the target: small lambdas win

@@ -1,0 +1,59 @@
+"""benchmarks/readout_ridgecv.py at its tiny size: every larval table row (task x network) is in
+its JSON line with both sides' scores, times and lambdas, and the verdicts follow from them."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import requires_larva
+
+pytest.importorskip("sklearn")
+
+REPO = Path(__file__).resolve().parents[2]
+TASKS = ["memory-capacity", "narma10", "mackey-glass", "lorenz", "decision"]
+NETWORKS = ["connectome", "degree", "random-esn"]
+
+
+@pytest.fixture(scope="module")
+def result() -> dict:
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    proc = subprocess.run(
+        [sys.executable, "benchmarks/readout_ridgecv.py", "--tiny"],
+        cwd=REPO, env=env, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.strip().splitlines()
+    assert len(lines) == 1, proc.stdout
+    return json.loads(lines[0])
+
+
+@requires_larva
+@pytest.mark.parametrize("task", TASKS)
+@pytest.mark.parametrize("network", NETWORKS)
+def test_every_row_has_both_sides(result: dict, task: str, network: str) -> None:
+    row = result["rows"][f"{task}/{network}"]
+    for side in ["wirelab", "sklearn"]:
+        assert isinstance(row[f"{side}_score"], float), (side, row)
+        assert row[f"{side}_s"] > 0 and row[f"{side}_lambda"] >= 0, (side, row)
+    assert row["speedup"] == pytest.approx(row["sklearn_s"] / row["wirelab_s"])
+    a, b = row["wirelab_score"], row["sklearn_score"]
+    sign = 1.0 if row["higher_is_better"] else -1.0
+    assert row["better_or_equal"] == (sign * (a - b) >= -1e-4 * abs(b))
+
+
+@requires_larva
+def test_the_peers_and_totals_are_named(result: dict) -> None:
+    assert set(result["peers"]) == {"sklearn", "sklearn_classifier"}
+    assert result["networks"] == NETWORKS
+    assert len(result["rows"]) == len(TASKS) * len(NETWORKS)
+    assert result["all_better_or_equal"] == all(
+        r["better_or_equal"] for r in result["rows"].values()
+    )
+    assert result["min_speedup"] == min(r["speedup"] for r in result["rows"].values())
+    assert "load_average_before" in result and "load_average_after" in result
