@@ -35,3 +35,11 @@ def test_gain_outside_the_grid_is_a_one_line_error(tmp_path: Path) -> None:
     r = wirelab(*args)
     assert r.returncode == 2 and one_line_error(r) and "--gain" in r.stderr
     assert not (tmp_path / "x" / "metrics.json").exists()
+
+
+@requires_larva
+def test_an_unknown_sensory_class_is_a_one_line_error(tmp_path: Path) -> None:
+    args = ["fly", "choice", "--aversive-class", "sonar", "--out", str(tmp_path / "x")]
+    r = wirelab(*args)
+    assert r.returncode == 2 and one_line_error(r) and "sonar" in r.stderr
+    assert not (tmp_path / "x" / "metrics.json").exists()

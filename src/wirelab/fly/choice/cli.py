@@ -27,6 +27,7 @@ from wirelab.fly.options import (
     update_steps_option,
 )
 from wirelab.parallel.options import executor_options
+from wirelab.reservoir.nulls import NULLS
 
 STUDY = defaults_of(ChoiceStudyConfig)
 TASK = defaults_of(ChoiceConfig)
@@ -108,9 +109,10 @@ def _gains(text: str) -> tuple[float, ...]:
 )
 @click.option(
     "--null-family",
+    type=NULLS.choice(),
     default=STUDY["null_family"],
     show_default=True,
-    help="A wirelab.reservoir.nulls.NULLS name.",
+    help="The nulls' family (wirelab.reservoir.nulls.NULLS).",
 )
 @nulls_option(STUDY["nulls"], "Null networks of --null-family, trained and tested the same way.")
 @click.option(

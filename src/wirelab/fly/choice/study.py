@@ -32,6 +32,7 @@ from wirelab.fly.choice.jobs import Setup, baseline_job, network_job
 from wirelab.fly.choice.network import NetworkConfig
 from wirelab.fly.choice.stats import against_nulls, paired
 from wirelab.fly.choice.task import ChoiceConfig
+from wirelab.fly.populations import modalities
 from wirelab.parallel import ExecOptions, Job, map_jobs
 from wirelab.results import experiment
 
@@ -159,6 +160,10 @@ def run(
 
     config.validate()
     con = con if con is not None else load_connectome(config.connectome)
+    known = modalities(con)
+    for cls in (config.network.attractive_class, config.network.aversive_class):
+        if cls not in known:
+            raise UsageError(f"unknown sensory class {cls!r}; known: {', '.join(known)}")
     with experiment(
         out, command="wirelab fly choice", config=config.to_dict(), overwrite=overwrite
     ) as rd:
