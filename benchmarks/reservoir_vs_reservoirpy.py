@@ -15,7 +15,8 @@ rates, which do not depend on the run length):
    ridge 1e-4, k_max=50): reservoirpy's ``memory_capacity`` vs wirelab on the same W, W_in and
    input series with the same train/test split.
 
-Prints one JSON line: steps/s of each, the ratios, and both MC values.
+Prints one JSON line: steps/s of each, the ratios, both MC values and the load average
+(``--tiny``: 200 steps, 3 reservoirs, 1 seed; the test of the JSON's keys).
 Run: ``WIRELAB_DATA_DIR=../shared/data .venv/bin/python benchmarks/reservoir_vs_reservoirpy.py``
 """
 
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import time
 import warnings
 
@@ -33,6 +35,10 @@ from wirelab.data import load_larva
 from wirelab.reservoir import Reservoir, parse_population, reservoir_weights
 from wirelab.reservoir.nulls import weight_permutation
 from wirelab.reservoir.readout import Ridge
+from wirelab.reservoir.units import Units
+
+# reservoirpy's Win is used as given: wirelab's units without their default input scaling (0.3)
+PLAIN = Units("tanh", 1.0, 1.0, 0.0)
 
 
 def _timed(fn):  # type: ignore[no-untyped-def]
@@ -70,7 +76,7 @@ def parity(seeds: list[int], k_max: int = 50) -> dict[str, float]:
         targets = np.stack(
             [series[k_max - k : series.shape[0] - k, 0] for k in range(1, k_max + 1)], 1
         )  # (T, k_max): u(t - k)
-        r = Reservoir(w, w_in, dtype=np.float64)
+        r = Reservoir(w, w_in, units=PLAIN, dtype=np.float64)
         states = r.run(u[:, None]).states[:, 0, 0, 0]  # (T, N)
         n_train = u.size - test_len
         ridge = Ridge(1e-4).fit(states[k_max:n_train], targets[k_max:n_train])
@@ -98,7 +104,10 @@ def main() -> None:
         help="steps for the 64-reservoir case (reservoirpy runs it 64 times)",
     )
     ap.add_argument("--seeds", type=int, default=5)
+    ap.add_argument("--tiny", action="store_true", help="200 steps, 3 reservoirs, 1 seed")
     args = ap.parse_args()
+    if args.tiny:
+        args.steps, args.reservoirs, args.many_steps, args.seeds = 200, 3, 50, 1
     warnings.filterwarnings("ignore")
 
     con = load_larva(allow_download=False)
@@ -114,7 +123,7 @@ def main() -> None:
     # 1. one reservoir, full state
     rpy = rpy_reservoir(sp.csr_matrix(w.T), w_in.T.copy())
     t_rpy, s_rpy = _timed(lambda: rpy.run(u))
-    r = Reservoir(w, w_in)
+    r = Reservoir(w, w_in, units=PLAIN)
     r.run(u[:5])  # warm up
     t_wl, res = _timed(lambda: r.run(u))
     out.update(
@@ -134,9 +143,9 @@ def main() -> None:
     for m in mats:
         rpy_reservoir(sp.csr_matrix(m.T), w_in.T.copy()).run(um)
     t_rpy64 = time.perf_counter() - t0
-    block = Reservoir(mats, w_in)
+    block = Reservoir(mats, w_in, units=PLAIN)
     t_block, _ = _timed(lambda: block.run(um, record=dn))
-    shared = Reservoir(w, w_in, alphas=np.linspace(0.5, 1.5, args.reservoirs))
+    shared = Reservoir(w, w_in, units=PLAIN, alphas=np.linspace(0.5, 1.5, args.reservoirs))
     shared.run(u[:5], record=dn)
     t_gains, _ = _timed(lambda: shared.run(um, record=dn))
     out.update(
@@ -150,6 +159,7 @@ def main() -> None:
     # 3. parity
     out.update(parity(list(range(1, args.seeds + 1))))
     out["targets"] = {"single_ratio": 3.0, "many_ratio": 10.0, "mc_rel_diff": 0.05}
+    out["load_average"] = [round(v, 2) for v in os.getloadavg()]
     print(json.dumps(out))
 
 

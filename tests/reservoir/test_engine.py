@@ -85,7 +85,7 @@ def test_closed_loop_feeds_the_readout_back(nets: list[sp.csr_matrix]) -> None:
             np.testing.assert_allclose(run.final[m, g], x, atol=1e-12)
 
 
-@pytest.mark.parametrize("product", ["scipy", "torch"])
+@pytest.mark.parametrize("product", ["scipy", "torch", "mkl"])
 @pytest.mark.parametrize("m", [1, 2])
 def test_a_block_alone_equals_the_block_batched_bit_for_bit(
     nets: list[sp.csr_matrix], product: str, m: int

@@ -19,14 +19,14 @@ own readout ``y = x[record] @ coef + intercept`` (per network, gain and sequence
 free-running prediction.
 
 The columns are kept in chunks (`products.ChunkedProduct`: the product and the elementwise
-update chunk by chunk, implemented by scipy or torch as ``product`` says; `blocks`: the blocks
-and where their columns sit, `blocks.Recorder` their recorded states written straight into each
-block's public layout; the input drive and bias of a block are computed for several steps at
-once). Every operation is per column, the readout is summed over the recorded neurons row by
-row, and a column's product sums do not depend on the other columns (scipy's CSR kernel, MKL's
-in float64 at any width and in float32 at its fixed width), so a block gives bit-identical
-states alone or batched with others, and in float64 the same states with either product
-(`tests/reservoir/test_engine.py`). LIF units run each block through
+update chunk by chunk, implemented by scipy, torch or MKL with numpy's update as ``product``
+says; `blocks`: the blocks and where their columns sit, `blocks.Recorder` their recorded states
+written straight into each block's public layout; the input drive and bias of a block are
+computed for several steps at once). Every operation is per column, the readout is summed over
+the recorded neurons row by row, and a column's product sums do not depend on the other columns
+(scipy's CSR kernel, MKL's in float64 at any width and in float32 at its fixed width), so a
+block gives bit-identical states alone or batched with others, and in float64 the same states
+with either product (`tests/reservoir/test_engine.py`). LIF units run each block through
 `dynamics.Reservoir`'s reference loop.
 
 `run_blocks` in steps (`_Study`): check every block (`check_block`) and lay out its columns;
@@ -115,7 +115,7 @@ def run_blocks(
 
     ``weights``: M normalised ``(N, N)`` ``[pre, post]`` matrices; ``alphas``: the G gains;
     ``product``: the sparse product's implementation (`products.PRODUCTS`: ``auto``, ``scipy``,
-    ``torch``); ``settings``: extra key/values named in a `DivergenceError`.
+    ``torch``, ``mkl``); ``settings``: extra key/values named in a `DivergenceError`.
     """
     mats = weight_matrices(weights)
     gains = gain_vector(alphas)

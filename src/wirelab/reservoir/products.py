@@ -14,17 +14,25 @@ Implementations of the product (`PRODUCTS`, the ``product`` of `engine.run_block
   the number of columns, and torch's vectorised elementwise kernels round a tail differently
   from whole SIMD vectors, so one fixed width keeps every column's arithmetic independent of the
   columns beside it (and the published figures, made on this path, repeat bit for bit).
+- ``"mkl"``: the same MKL product through ``torch.mm`` (and torch's fused gain and drive), numpy's
+  elementwise update (``np.tanh``: 2.2 us per 2,952-neuron column against torch's 11.1 us on
+  one thread, measured on the larval matrix); in float64 the chunks are cut per group like
+  scipy's, at most ``width = 16`` columns and not padded (MKL's float64 sums do not depend on
+  the width), in float32 exactly 16 like torch's.
 - ``"scipy"``: scipy's CSR kernel (a plain loop per column) and numpy's elementwise update,
   chunks of at most 256 columns, cut where `engine.run_blocks` asks (`chunks`: no chunk spans
   two groups of columns, so short blocks do not idle beside long ones).
 
-Measured on the larval matrix (docs/reservoir.md): numpy's float64 tanh is about 5x torch's
-single-thread one (2.5 vs 13 us per 2,952-neuron column), and MKL's float64 sums do not depend
-on the width, but switching the torch path to numpy's update changed the published scores'
-last bits and, through the chaotic 84-step Mackey-Glass free run, one degree null's NRMSE_84
-from 0.73 to 27,264: the torch path keeps its own arithmetic. ``"auto"`` is torch when it
-imports, else scipy. Either way a column's arithmetic does not depend on the other columns
-(tests check it bit for bit).
+``"auto"`` is ``mkl`` for float64 states and ``torch`` for float32 when torch imports, else
+``scipy``. Measured on the larval matrix: numpy's float64 tanh is about 5x torch's single-thread
+one, and the torch path's tanh was a third of a study's engine time (0.80 of 2.28 CPU-s); the
+published tables made before ``mkl`` used the ``torch`` path in float64 (``product="torch"``
+repeats them bit for bit): through the chaotic 84-step Mackey-Glass free run the last bits of
+the states moved one degree null's NRMSE_84 from 0.73 to 27,264 when the update changed, so a
+single free-run score of an unstable network is not a stable figure (read null statistics as
+ranks). Whatever the implementation, a column's arithmetic does not depend on the other columns
+(tests check it bit for bit); the implementations agree to rounding
+(``tests/reservoir/test_products.py``).
 """
 
 from __future__ import annotations
@@ -39,7 +47,8 @@ import scipy.sparse as sp
 
 from wirelab.errors import UsageError
 
-PRODUCTS = ("auto", "scipy", "torch")
+PRODUCTS = ("auto", "scipy", "torch", "mkl")
+MKL_WIDTH = 16  # MKL's best width on the larval matrix (14 us per column; 17 at 4 and 8)
 
 
 class ChunkedProduct:
@@ -49,16 +58,24 @@ class ChunkedProduct:
         if product not in PRODUCTS:
             raise UsageError(f"the sparse product must be one of {', '.join(PRODUCTS)}")
         self.torch: Any = None
-        if product in ("auto", "torch"):
+        if product != "scipy":
             try:
                 import torch
             except ImportError:  # pragma: no cover
-                if product == "torch":
-                    raise UsageError("the torch product needs torch installed") from None
+                if product != "auto":
+                    raise UsageError(f"the {product} product needs torch installed") from None
             else:
                 self.torch = torch
+        float64 = wt.dtype == np.float64
+        if self.torch is None:
+            self.kind = "scipy"
+        elif product == "auto":
+            self.kind = "mkl" if float64 else "torch"
+        else:
+            self.kind = product
         self.wt = wt
-        self.width = 16 if self.torch is not None else 256
+        self.width = 256 if self.torch is None else MKL_WIDTH
+        self.padded = self.kind == "torch" or (self.kind == "mkl" and not float64)
         if self.torch is not None:
             t = self.torch
             with warnings.catch_warnings():  # torch flags its sparse CSR support as beta
@@ -72,13 +89,14 @@ class ChunkedProduct:
 
     @property
     def name(self) -> str:
-        return "torch" if self.torch is not None else "scipy"
+        return str(self.kind)
 
     def chunks(self, groups: Sequence[int]) -> list[int]:
         """Chunk widths for consecutive groups of state columns (``groups``: column counts):
-        each group in chunks of at most `width`, no chunk spanning two groups; torch: all
-        columns in chunks of exactly `width`, the last padded (module docstring)."""
-        if self.torch is not None:
+        each group in chunks of at most `width`, no chunk spanning two groups; torch (and mkl
+        in float32): all columns in chunks of exactly `width`, the last padded (module
+        docstring)."""
+        if self.padded:
             return [self.width] * max(1, -(-int(sum(groups)) // self.width))
         out: list[int] = []
         for size in groups:
@@ -127,7 +145,7 @@ class ChunkedProduct:
 
     def activate(self, z: np.ndarray, x: np.ndarray, activation: str, leak: float) -> None:
         """``z = (1 - leak) x + leak f(z)`` in place, ``f`` tanh, sigmoid or the identity."""
-        if self.torch is not None:
+        if self.kind == "torch":
             tz = self.torch.from_numpy(z)
             if activation == "tanh":
                 tz.tanh_()

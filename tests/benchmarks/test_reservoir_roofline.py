@@ -1,0 +1,52 @@
+"""benchmarks/memory_roofline.py at its tiny size: the bytes model, both bandwidths, the limits
+and the engine's figures are in its JSON line, and the limit is bytes over bandwidth."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("torch")
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def result() -> dict:
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+    proc = subprocess.run(
+        [sys.executable, "benchmarks/memory_roofline.py", "--tiny"],
+        cwd=REPO, env=env, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.strip().splitlines()
+    assert len(lines) == 1, proc.stdout
+    return json.loads(lines[0])
+
+
+def test_bytes_model(result: dict) -> None:
+    n, nnz, c = result["neurons"], result["edges"], result["columns"]
+    w_bytes = nnz * 12 + (n + 1) * 4
+    assert result["w_bytes"] == w_bytes
+    assert result["bytes_per_column_step"] == round(w_bytes / c + 16 * n)
+
+
+@pytest.mark.parametrize("where", ["dram", "cache"])
+def test_limit_is_bytes_over_bandwidth(result: dict, where: str) -> None:
+    gbs = result["dram_gb_s" if where == "dram" else "working_set_gb_s"]
+    limits = result[f"limit_us_per_column_step_{where}"]
+    for name in ("copy", "add"):
+        assert gbs[name] > 0
+        expected = result["bytes_per_column_step"] / (gbs[name] * 1e9) * 1e6
+        assert limits[name] == pytest.approx(expected, rel=0.02, abs=0.02)
+
+
+def test_engine_figures_and_load(result: dict) -> None:
+    assert result["engine_us_per_column_step"] > 0 and result["product_us_per_column_step"] > 0
+    assert result["engine_over_dram_limit"] > 0
+    assert len(result["load_average"]) == 3
