@@ -27,6 +27,8 @@ import json
 import os
 import time
 import warnings
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -41,13 +43,13 @@ from wirelab.reservoir.units import Units
 PLAIN = Units("tanh", 1.0, 1.0, 0.0)
 
 
-def _timed(fn):  # type: ignore[no-untyped-def]
+def _timed(fn: Callable[[], Any]) -> tuple[float, Any]:
     t0 = time.perf_counter()
     out = fn()
     return time.perf_counter() - t0, out
 
 
-def rpy_reservoir(w_post_pre, w_in_col):  # type: ignore[no-untyped-def]
+def rpy_reservoir(w_post_pre: sp.csr_matrix, w_in_col: np.ndarray) -> Any:
     from reservoirpy.nodes import Reservoir as RpyReservoir
 
     return RpyReservoir(
