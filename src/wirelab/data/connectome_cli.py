@@ -1,6 +1,7 @@
 """``wirelab connectome``: diagnostics of a connectome's wiring (``paths``: hop distance,
-reachability, midline crossings, response gain and latency between populations); a thin layer
-over `wirelab.reservoir.diagnostics.run`, its option defaults `diagnostics.PathsConfig`'s."""
+reachability, midline crossings, response gain and latency between populations; a thin layer
+over `wirelab.reservoir.diagnostics.run`, its option defaults `diagnostics.PathsConfig`'s), and
+``generate``: a whole-brain-sized test connectome (`wirelab.data.connectomes.generate`)."""
 
 from __future__ import annotations
 
@@ -10,10 +11,11 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from wirelab.cli_options import FINITE_FLOAT, comma_list, out_option
-from wirelab.data.connectomes import CONNECTOME
+from wirelab.cli_options import FINITE_FLOAT, SEED, check_out, comma_list, count, out_option
+from wirelab.data.connectomes import CONNECTOME, generate
 from wirelab.reservoir import diagnostics
 from wirelab.reservoir.weights import NORMALIZATIONS
+from wirelab.results import experiment
 
 PATHS = diagnostics.PathsConfig()  # the option defaults
 
@@ -102,3 +104,52 @@ def paths_cmd(
     console.print(table)
     if out is not None:
         click.echo(f"results: {out}")
+
+
+@group.command("generate")
+@click.option(
+    "--neurons", type=count(min=100), default=140_000, show_default=True, help="Neurons (N)."
+)
+@click.option(
+    "--edges",
+    type=count(min=1),
+    default=3_000_000,
+    show_default=True,
+    help="Distinct directed edges (at most 0.1 N (N - 1)).",
+)
+@click.option("--seed", type=SEED, default=0, show_default=True)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(generate.FORMATS),
+    default="parquet",
+    show_default=True,
+    help="parquet needs pyarrow (the parquet extra).",
+)
+@click.option(
+    "--signed", is_flag=True, help="signed_weight: negative from GABA and glutamate neurons."
+)
+@out_option()
+def generate_cmd(
+    neurons: int, edges: int, seed: int, fmt: str, signed: bool, out: Path, overwrite: bool
+) -> None:
+    """A fly-brain-sized connectome with heavy-tailed degrees and annotations (for tests).
+
+    Writes OUT/edges.FORMAT (pre, post, weight) and OUT/edges.neurons.FORMAT (id, celltype,
+    side, partner, annotations): `--connectome OUT/edges.FORMAT` reads both.
+    """
+    config = {"neurons": neurons, "edges": edges, "seed": seed, "format": fmt, "signed": signed}
+    check_out(out, overwrite=overwrite)
+    gen = generate.generate(neurons, edges, seed=seed, signed=signed)
+    with experiment(
+        out, command="wirelab connectome generate", config=config, overwrite=overwrite
+    ) as rd:
+        paths = generate.write(gen, out, fmt)
+        summary = gen.summary()
+        rd.finish({**summary, "files": [str(p) for p in paths]})
+    click.echo(
+        f"{summary['neurons']:,} neurons, {summary['edges']:,} edges, "
+        f"{summary['synapses']:,} synapses; classes: "
+        + ", ".join(f"{k} {v:,}" for k, v in summary["classes"].items())  # type: ignore[attr-defined]
+    )
+    click.echo(f"edges: {paths[0]}\nneurons: {paths[1]}")

@@ -81,13 +81,15 @@ def group() -> None:
     "--inputs",
     default=DEFAULTS.inputs,
     show_default=True,
-    help="Input population: celltype[:side], annotation=TOKEN, index=0-9, all.",
+    help="Input population: celltype[:side], annotation=TOKEN[+TOKEN][:side], index=0-9, "
+    "all (cell types and annotations from the connectome's neuron table).",
 )
 @click.option(
     "--outputs",
     default=DEFAULTS.outputs,
     show_default=True,
-    help="Readout population, as --inputs; cell types join with + (DN-VNC+sensory).",
+    help="Readout population, as --inputs; cell types join with + (DN-VNC+sensory); the "
+    "readout sees these neurons only.",
 )
 @click.option(
     "--normalize",

@@ -21,6 +21,7 @@ from wirelab.cli_options import MAX_COUNT, check_memory
 from wirelab.data.connectomes import Connectome, check_connectome_source, load_connectome
 from wirelab.errors import UsageError
 from wirelab.parallel import ExecOptions
+from wirelab.reservoir.memory import check_study_memory
 from wirelab.reservoir.nulls import DEFAULT_NULLS, NULLS
 from wirelab.reservoir.populations import parse_population
 from wirelab.reservoir.tasks import TASKS, Task
@@ -206,7 +207,7 @@ def resolve_experiment(
     real = as_csr(con, edge_types=cfg.edge_types)
     how = resolve_normalization(real, cfg.normalize)
     resolved = replace(cfg, normalize=how, bias=str(parse_bias(cfg.bias)))
-    return ResolvedExperiment(
+    exp = ResolvedExperiment(
         config=resolved,
         connectome=con,
         real=real,
@@ -218,6 +219,8 @@ def resolve_experiment(
         tasks=tasks,
         population_sizes=sizes,
     )
+    # the study's peak memory against the memory available: one line (exit 1) before any work
+    return check_study_memory(exp) if study else exp
 
 
 DEFAULTS = ExperimentConfig()

@@ -7,9 +7,17 @@ A population is a sorted ``(P,)`` int64 array of neuron indices into the connect
 - as a string (the CLI's ``--inputs`` / ``--outputs``): ``"sensory"``, ``"sensory:left"``,
   ``"DN-VNC:right"``, ``"annotation=olfactory"``, ``"annotation=olfactory:left"``,
   ``"index=0,5,7"``, ``"index=0-99"`` or ``"all"``. Several cell types join with ``+``
-  (``"DN-VNC+DN-SEZ"``).
+  (``"DN-VNC+DN-SEZ"``), and so do annotation tokens (``"annotation=olfactory+gustatory"``:
+  any of them).
 
-An empty selection raises `UsageError` naming the criteria, never an empty readout.
+A user's neuron table (`wirelab.data.connectomes.user`: columns ``celltype`` and
+``annotations``) names the populations of a whole-brain study: with a FlyWire-like table
+(`wirelab.data.connectomes.generate`) ``--inputs annotation=olfactory+gustatory --outputs
+descending`` drives the chemosensory neurons and reads out the descending neurons only (the
+engine records the readout population's states and nothing else).
+
+An empty selection raises `UsageError` naming the criteria (and, for an annotation, the
+annotations the connectome has), never an empty readout.
 """
 
 from __future__ import annotations
@@ -20,6 +28,8 @@ import numpy as np
 
 from wirelab.data.connectomes import SIDE_CHOICES, Connectome
 from wirelab.errors import UsageError
+
+SHOWN = 12  # annotations named in an empty selection's error
 
 
 def population(
@@ -60,8 +70,20 @@ def population(
             "index": None if index is None else "given",
         }
         desc = ", ".join(f"{k}={v}" for k, v in crit.items() if v is not None) or "all"
-        raise UsageError(f"population is empty ({desc})")
+        raise UsageError(f"population is empty ({desc}){_known_annotations(con, annotation)}")
     return idx.astype(np.int64)
+
+
+def _known_annotations(con: Connectome | None, annotation: object) -> str:
+    """``"; annotations: a, b, ..."`` (the first `SHOWN` sorted) after an annotation that
+    selected nothing, so the user sees what the neuron table calls its neurons."""
+    if con is None or annotation is None:
+        return ""
+    known = sorted(set().union(*con.annotations))
+    if not known:
+        return "; the connectome has no annotations"
+    more = f" ... ({len(known)} in all)" if len(known) > SHOWN else ""
+    return f"; annotations: {', '.join(known[:SHOWN])}{more}"
 
 
 def _parse_index(text: str) -> list[int]:

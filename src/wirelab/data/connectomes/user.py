@@ -35,6 +35,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from wirelab.data.connectomes.base import SIDES, Connectome
+from wirelab.data.connectomes.edge_codes import EdgeCodes, read_fast
 from wirelab.errors import UsageError
 
 SUFFIXES = (".csv", ".parquet", ".npz")
@@ -150,8 +151,9 @@ def _neurons(path: Path) -> tuple[list[str], dict[str, Any]]:
     return ids, extra
 
 
-def _edges(path: Path, signed: bool) -> tuple[list[tuple[str, str, str, float]], set[str], bool]:
-    cols, rows = _read_table(path)
+def _check_rows(path: Path, cols: list[str], rows: list[dict[str, str]], signed: bool) -> EdgeCodes:
+    """The reference reader: every row checked in order (the first wrong one is a one-line
+    `UsageError` naming its line), as `EdgeCodes`."""
     wcol = "signed_weight" if "signed_weight" in cols else "weight"
     _need(path, cols, ["pre", "post", wcol])
     if not rows:
@@ -171,7 +173,23 @@ def _edges(path: Path, signed: bool) -> tuple[list[tuple[str, str, str, float]],
             raise UsageError(f"{path}:{line}: duplicate edge {pre} -> {post} ({etype})")
         seen.add(key)
         edges.append((pre, post, etype, _weight(path, line, r[wcol], signed)))
-    return edges, {x for e in edges for x in e[:2]}, signed
+    return EdgeCodes.from_tuples(edges, signed)
+
+
+def _edges(path: Path, signed: bool, *, fast: bool = True) -> EdgeCodes:
+    """The edge list at ``path``: column-wise where pyarrow reads it the reference's way
+    (`edge_codes.read_fast`, ``fast``), else row by row (`_check_rows`); the same result and
+    the same one-line errors either way."""
+    if not path.is_file():
+        raise UsageError(f"{path}: no such file")
+    if fast:
+        got = read_fast(
+            path, signed, DEFAULT_EDGE_TYPE, lambda c, r: _check_rows(path, c, r, signed)
+        )
+        if got is not None:
+            return got
+    cols, rows = _read_table(path)
+    return _check_rows(path, cols, rows, signed)
 
 
 def _build(
@@ -208,9 +226,15 @@ def _build(
 
 
 def load_user_connectome(
-    path: str | Path, *, neurons: str | Path | None = None, signed: bool = False
+    path: str | Path,
+    *,
+    neurons: str | Path | None = None,
+    signed: bool = False,
+    fast: bool = True,
 ) -> Connectome:
-    """Read a connectome file (see the module docstring); ``neurons`` replaces the sibling table."""
+    """Read a connectome file (see the module docstring); ``neurons`` replaces the sibling table;
+    ``fast=False`` reads an edge list row by row (the reference, `_check_rows`), else
+    column-wise where pyarrow is installed (`edge_codes.read_fast`: the same result)."""
     path = Path(path)
     if path.suffix.lower() not in SUFFIXES:
         raise UsageError(f"{path}: a connectome file must end in {', '.join(SUFFIXES)}")
@@ -221,25 +245,24 @@ def load_user_connectome(
         source["neurons"] = str(table)
     if path.suffix.lower() == ".npz":
         return _from_npz(path, ids, extra, signed, source)
-    edges, used, signed = _edges(path, signed)
+    codes = _edges(path, signed, fast=fast)
     if ids is None:
-        ids = _sorted_ids(used)
-    else:
-        unknown = sorted(used - set(ids))
-        if unknown:
-            shown = ", ".join(unknown[:5]) + (" ..." if len(unknown) > 5 else "")
-            msg = f"{path}: {len(unknown)} id(s) not in the neuron table {table}: {shown}"
-            raise UsageError(msg)
+        ids = _sorted_ids(set(codes.vocab))
     pos = {x: i for i, x in enumerate(ids)}
-    n, types = len(ids), list(dict.fromkeys(e[2] for e in edges))
+    where = np.array([pos.get(v, -1) for v in codes.vocab], dtype=np.int64)  # vocab -> neuron
+    if np.any(where < 0):
+        unknown = sorted(v for v, i in zip(codes.vocab, where, strict=True) if i < 0)
+        shown = ", ".join(unknown[:5]) + (" ..." if len(unknown) > 5 else "")
+        msg = f"{path}: {len(unknown)} id(s) not in the neuron table {table}: {shown}"
+        raise UsageError(msg)
+    n, pre, post = len(ids), where[codes.pre], where[codes.post]
     mats = {}
-    for t in types:
-        sel = [e for e in edges if e[2] == t]
-        rows = [pos[e[0]] for e in sel]
-        cols = [pos[e[1]] for e in sel]
-        m = sp.csr_matrix(([e[3] for e in sel], (rows, cols)), shape=(n, n), dtype=np.float64)
+    for k, t in enumerate(codes.types):
+        sel = codes.etype == k
+        m = sp.csr_matrix((codes.weight[sel], (pre[sel], post[sel])), shape=(n, n))
         m.eliminate_zeros()
         mats[t] = m
+    signed = codes.signed
     return _build(path.stem, ids, mats, extra, signed, source)
 
 
