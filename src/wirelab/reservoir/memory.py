@@ -34,7 +34,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Generator
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, cast
 
 import numpy as np
 
@@ -44,8 +44,7 @@ from wirelab.parallel.jobs import default_workers
 from wirelab.reservoir.engine import DRIVE_BYTES, SPAN
 from wirelab.reservoir.tasks import Setup
 
-if TYPE_CHECKING:
-    from wirelab.reservoir.config import ResolvedExperiment
+ResolvedExperiment = Any  # `config.ResolvedExperiment` (config imports this module)
 
 REWIRE_BYTES_PER_EDGE = 64
 NEURON_BYTES = 200
