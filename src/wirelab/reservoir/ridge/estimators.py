@@ -9,6 +9,7 @@ the intercept unpenalised::
 the rows in memory (`rows.RowRidge`: the CV and the refit are the same model) or from streamed
 statistics (`fit_statistics`, `stream.RidgeAccumulator`); a single value is used as is. The
 choice is `select.choose_lambda` (the largest lambda within 0.1% of the smallest CV error).
+With a single fold (one group) nothing is held out and the smallest lambda is used.
 ``standardize=True`` penalises standardised features, ``Z = (X - mean X) / std X`` (a constant
 feature gets std 1), ``W_out = W_z / std X``; the CV then refits the standardisation per fold.
 
@@ -105,7 +106,8 @@ class Ridge:
         if self.standardize:
             return self._fit_standardized(x2, y2, folds)
         rows = RowRidge(x2, y2)
-        err = rows.cv_errors(folds, self.grid) if self.grid.size > 1 else None
+        # one fold (a single group): nothing is held out, the smallest lambda (`_choose`)
+        err = rows.cv_errors(folds, self.grid) if len(folds) > 1 else None
         self.coef_, self.intercept_ = rows.solve(self._choose(err, y2.shape[1]))
         return self
 
@@ -137,7 +139,7 @@ class Ridge:
                     sse += float(np.sum((x[test] @ w + b - y[test]) ** 2))
                 errs[li] = sse / (x.shape[0] * y.shape[1])
             self.cv_errors_ = errs
-            pick = int(choose_lambda(errs[:, None], self.grid)[0][0])
+            pick = int(choose_lambda(errs[:, None], self.grid)[0][0]) if len(folds) > 1 else 0
             self.on_edge_ = pick in (0, self.grid.size - 1)
         self.ridge_ = float(self.grid[pick])
         self.ridges_ = np.full(y.shape[1], self.ridge_)
