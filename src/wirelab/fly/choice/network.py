@@ -16,13 +16,21 @@ sparse product for every gain and fly)::
     x(t+1) = (1 - a) x(t) + a tanh( alpha_g * x(t) @ W + s_in * u(t+1) @ W_in )
     x: (G, B, N)   W: (N, N) [pre, post] normalised   u: (G, B, 4)   alpha_g: one of G gains
 
-Readout features (`READOUTS`, only DN-VNC neurons): ``sums`` is ``[mean x[DN-VNC left],
+Readout features (`READOUTS`, only DN-VNC neurons): ``difference`` (the default) is
+``mean x[DN-VNC left] - mean x[DN-VNC right]`` ``(G, B, 1)``; ``sums`` is ``[mean x[DN-VNC left],
 mean x[DN-VNC right]]`` ``(G, B, 2)``; ``all`` every DN-VNC neuron ``(G, B, 182)`` (a large
-readout, for the development comparison only). Why small: a readout with many weights on
-many neurons can find, among them, neurons that carry one cue more than the other and undo the
-network's mixing itself; two population means per side cannot tell which class drove them, so a
-fly that approaches one source and avoids the other needs a network that already sends the two
-classes to the descending neurons with different left/right signs.
+readout, for the development comparison only). ``response="evoked"`` subtracts the features of
+the same network driven by the side-swapped cues (`swapped`, run in the same batch), which removes
+the response every input evokes and keeps what depends on the cues' sides.
+
+Why small: a readout with many weights on many neurons can find, among them, neurons that carry
+one cue more than the other and undo the network's mixing itself; two features (``sums``) already
+can (two mixtures of two cues is a 2 x 2 system). The one feature of ``difference`` is, near the
+operating point, ``alpha_A (u_AL - u_AR) + alpha_V (u_VL - u_VR)`` with the network's lateral
+gains ``alpha`` (`lateral_gains`); the readout can only scale and flip it, never weigh the two
+cues differently. So the choice is the network's: a fly reaches the attractive source and keeps
+off the aversive one when the attractive stream reaches the DN-VNC difference strongly and the
+aversive stream does not pull the same way as strongly (opposite signs, or a much weaker gain).
 
 Call::
 
@@ -88,7 +96,7 @@ class NetworkConfig:
     input_scaling: float = 1.0
     readout: str = "difference"
     response: str = "evoked"
-    update_steps: int = 50
+    update_steps: int = 100
 
     def __post_init__(self) -> None:
         if self.attractive_class == self.aversive_class:
@@ -192,9 +200,9 @@ def lateral_gains(
     """How each cue's left-right difference reaches the DN-VNC difference, open loop: ``(G, 2)``
     ``[attractive, aversive]`` per gain, each ``(e_L - e_R) / (u_L - u_R)`` after ``steps``
     updates with every cue at ``base`` and one class at ``base +- delta`` (left +, right -),
-    ``e`` the evoked DN-VNC means. A small readout on ``e_L - e_R`` succeeds only when the two
-    entries have opposite signs (the teacher turns toward ``u_AL - u_AR`` and away from
-    ``u_VL - u_VR``)."""
+    ``e`` the evoked DN-VNC means. The teacher turns toward ``u_AL - u_AR`` and away from
+    ``u_VL - u_VR``; a readout of ``e_L - e_R`` alone follows the cue with the larger gain, and
+    the other one helps (opposite sign) or pulls against it (same sign)."""
     from dataclasses import replace
 
     net = ChoiceNetwork(

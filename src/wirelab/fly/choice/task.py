@@ -50,7 +50,7 @@ class ChoiceConfig:
 
     trials: int = 100
     train_trials: int = 40
-    time_limit: float = 10.0
+    time_limit: float = 6.0
     radius: float = 2.0
     contact_radius: float = 2.0
     start_distance: tuple[float, float] = (15.0, 25.0)
