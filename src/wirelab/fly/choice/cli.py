@@ -85,7 +85,9 @@ def _gains(text: str) -> tuple[float, ...]:
     "--encoding", type=click.Choice(list(ENCODINGS)), default=TASK["encoding"], show_default=True
 )
 @click.option("--input-gain", type=FINITE_FLOAT, default=TASK["input_gain"], show_default=True)
-@click.option("--readout", type=READOUTS.choice(), default=NETWORK["readout"], show_default=True)
+@click.option(
+    "--readout", type=click.Choice(list(READOUTS)), default=NETWORK["readout"], show_default=True
+)
 @click.option(
     "--response",
     type=click.Choice(RESPONSES),

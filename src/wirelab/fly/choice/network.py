@@ -51,7 +51,6 @@ from wirelab.data.connectomes import Connectome
 from wirelab.errors import UsageError
 from wirelab.fly.controller import FLYGYM_DT
 from wirelab.fly.populations import input_neurons
-from wirelab.registry import Registry
 from wirelab.reservoir import Reservoir, Units, reservoir_weights
 
 Features = Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]
@@ -69,11 +68,12 @@ def _all(x: np.ndarray, left: np.ndarray, right: np.ndarray) -> np.ndarray:
     return x[..., np.concatenate([left, right])]
 
 
-READOUTS = Registry[Features]("choice readout")
+READOUTS: dict[str, Features] = {
+    "difference": _difference,  # mean DN-VNC left minus mean right: 1 feature
+    "sums": _sums,  # mean DN-VNC activity per side: 2 features
+    "all": _all,  # every DN-VNC neuron: 182 features (development comparison only)
+}
 """Readout features from the state ``x`` ``(..., N)`` and the DN-VNC indices per side."""
-READOUTS.add("difference", _difference, "mean DN-VNC left minus mean right: 1 feature")
-READOUTS.add("sums", _sums, "mean DN-VNC activity per side: 2 features")
-READOUTS.add("all", _all, "every DN-VNC neuron: 182 features (development comparison only)")
 
 
 RESPONSES = ("direct", "evoked")
@@ -107,7 +107,8 @@ class NetworkConfig:
             raise UsageError("gains must be one or more finite numbers > 0")
         if self.update_steps < 1:
             raise UsageError("update_steps must be >= 1")
-        READOUTS.get(self.readout)
+        if self.readout not in READOUTS:
+            raise UsageError(f"readout must be one of {', '.join(READOUTS)}, not {self.readout!r}")
         if self.response not in RESPONSES:
             raise UsageError(
                 f"response must be one of {', '.join(RESPONSES)}, not {self.response!r}"
@@ -160,7 +161,7 @@ class ChoiceNetwork:
         self.weights = w
         self.dn_left = con.select(celltype="DN-VNC", side="left")
         self.dn_right = con.select(celltype="DN-VNC", side="right")
-        self.features = READOUTS.get(cfg.readout)
+        self.features = READOUTS[cfg.readout]
         self.reset()
 
     def reset(self) -> None:
