@@ -60,7 +60,10 @@ def parts(source: Any, edge_types: Any = None) -> list[tuple[sp.csr_matrix, bool
         if e in UNDIRECTED:
             m = source.matrix([e])
             if m.nnz and abs(m - m.T).max() != 0:
-                raise UsageError(f"{source.name}: edge type {e!r} is not symmetric")
+                raise UsageError(
+                    f"{source.name}: edge type {e!r} is not symmetric (an undirected contact is "
+                    "listed both ways); its directed rewiring is the null 'degree-noloops'"
+                )
             out.append((m, True, 1 + UNDIRECTED.index(e)))
     return out
 
@@ -110,8 +113,8 @@ def rewire_part(
     k = 0 if labels is None else int(labels.max()) + 1
     pool, block, bstart, same = _pool(pre, post, labels, movable, k)
     attempts = int(round(swaps_per_edge * pool.size))
-    rewire(pre, post, n, pool, block, bstart, same, undirected=undirected, attempts=attempts,
-           seed=seed, fast=fast)  # fmt: skip
+    blocks = (pool, block, bstart, same)
+    rewire(pre, post, n, *blocks, undirected=undirected, attempts=attempts, seed=seed, fast=fast)
     if undirected:
         off = pre != post
         pre, post, w = (
