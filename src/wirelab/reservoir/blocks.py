@@ -18,6 +18,11 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+try:  # numba fuses the drive and its spread over the gains (`fill_lanes`); numpy otherwise
+    from numba import njit
+except ImportError:  # pragma: no cover
+    njit = None
+
 
 @dataclass
 class Block:
@@ -93,6 +98,7 @@ class BlockColumns:
             self.coef_t = np.ascontiguousarray(np.swapaxes(block.coef, -1, -2))  # (M,G,B,K,P)
             self.intercept = np.asarray(block.intercept, dtype=np.float64)
         self.segments: list[Segment] = []
+        self._typed: dict[Any, np.ndarray] = {}  # the inputs in a state dtype (`fill`)
 
     def place(self, widths: list[int]) -> None:
         """Cut the block's columns into `Segment` s of the chunks of ``widths``."""
@@ -153,6 +159,32 @@ class BlockColumns:
         out += bias[None, :, None]
         return out
 
+    def fill(
+        self,
+        chunks: dict[int, np.ndarray],
+        t0: int,
+        t1: int,
+        w_in: np.ndarray,
+        scaling: Any,
+        bias: np.ndarray,
+        fast: bool = True,
+    ) -> None:
+        """Write the drive plus bias of steps ``t0 .. t1`` into the block's lanes of the drive
+        ``chunks`` (each ``(span, N, width)``): `FILL` when numba imports and ``fast``, else
+        the reference `drive` and `spread` (bit for bit the same, tested)."""
+        if FILL is None or not fast:
+            d = self.drive(t0, t1, w_in, scaling, bias)  # (T, N, B)
+            for seg in self.segments:
+                dst = chunks[seg.chunk][: t1 - t0, :, seg.lane_lo : seg.lane_hi]
+                spread(dst, d, seg.local_lo, seg.local_hi, self.gains)
+            return
+        u = self._typed.get(w_in.dtype)
+        if u is None:
+            u = self._typed[w_in.dtype] = np.ascontiguousarray(self.inputs, dtype=w_in.dtype)
+        for seg in self.segments:
+            dst = chunks[seg.chunk][: t1 - t0, :, seg.lane_lo : seg.lane_hi]
+            FILL(dst, u, w_in, scaling, bias, t0, self.open_steps, seg.local_lo, self.gains)
+
     def feedback(self, y: np.ndarray, w_in: np.ndarray, scaling: Any) -> np.ndarray:
         """Closed-loop drive ``(M, N, B*G)`` of the readouts ``y`` ``(M, G, B, K)``."""
         yt = y.astype(w_in.dtype).transpose(0, 2, 1, 3)
@@ -163,6 +195,46 @@ class BlockColumns:
         out *= scaling
         return out
 
+
+def fill_lanes(
+    dst: np.ndarray,
+    u: np.ndarray,
+    w_in: np.ndarray,
+    scaling: Any,
+    bias: np.ndarray,
+    t0: int,
+    hi: int,
+    local_lo: int,
+    gains: int,
+) -> None:
+    """The drive of `BlockColumns.drive` spread over the gains (`spread`) in one pass:
+    ``dst[t, n, l] = scaling * sum_k W_in[k, n] u[t0 + t, j // G, k] + b[n]`` for the local
+    column ``j = local_lo + l`` (``b[n]`` alone from step ``hi``, the closed-loop steps), the
+    same operations in the same order as the numpy reference. ``dst`` ``(T, N, L)``, ``u``
+    ``(T_open, B, K)`` in ``w_in``'s dtype."""
+    span, rows, lanes = dst.shape
+    for t in range(span):
+        if t0 + t >= hi:
+            for n in range(rows):
+                for lane in range(lanes):
+                    dst[t, n, lane] = 0.0 + bias[n]
+            continue
+        for n in range(rows):
+            seq, g = local_lo // gains, local_lo % gains
+            value = bias[n]  # typed; set at lane 0
+            for lane in range(lanes):
+                if lane == 0 or g == 0:  # a new sequence: its drive, once for its G lanes
+                    acc = w_in[0, n] * u[t0 + t, seq, 0]
+                    for k in range(1, w_in.shape[0]):
+                        acc += w_in[k, n] * u[t0 + t, seq, k]
+                    value = acc * scaling + bias[n]
+                dst[t, n, lane] = value
+                g += 1
+                if g == gains:
+                    seq, g = seq + 1, 0
+
+
+FILL = None if njit is None else njit(cache=True, nogil=True)(fill_lanes)
 
 GROUP_CUT = 0.5  # a block shorter than this fraction of its group's first block starts a group
 

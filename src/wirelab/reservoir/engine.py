@@ -51,7 +51,6 @@ from wirelab.reservoir.blocks import (
     BlockRun,
     Recorder,
     column_groups,
-    spread,
 )
 from wirelab.reservoir.dynamics import (
     Reservoir,
@@ -239,10 +238,7 @@ class _Study:
             c = self.cols[j]
             if self.networks == 1 and c.closed and t0 >= c.open_steps:
                 continue  # closed loop: the drive is written step by step
-            d = c.drive(t0, t1, self.w_in[j], self.scaling, self.bias)  # (T, N, B)
-            for seg in c.segments:
-                dst = self.drive[seg.chunk][: t1 - t0, :, seg.lane_lo : seg.lane_hi]
-                spread(dst, d, seg.local_lo, seg.local_hi, self.gains)
+            c.fill(self.drive, t0, t1, self.w_in[j], self.scaling, self.bias)
 
     def _retire(self, t: int) -> None:
         """Drop the blocks that ended before step ``t`` and the chunks they alone held."""
