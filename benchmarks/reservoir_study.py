@@ -7,17 +7,27 @@ default sizes, the 182 DN-VNC neurons read out, row normalisation, input scaling
 per-neuron bias U[-0.2, 0.2], seed 0.
 
 - wirelab: per network, `tasks.run_plans`: every task's sequences at every gain as columns of one
-  sparse product per step (`engine.run_blocks`, MKL through torch, float64 states).
-- reservoirpy: the same task plans (inputs, readout fitting with the same CV and lambda grid,
-  scoring), but every block of input sequences is run the way a reservoirpy user runs it: one
-  ``reservoirpy.nodes.Reservoir`` per network, gain and input layout (``W`` given as
-  ``alpha * W.T`` because reservoirpy computes ``W @ x``), ``run`` on each task's sequences
-  (trials as a batch of series from rest), free-running segments step by step with
-  ``step(readout(x))``, float64 (reservoirpy's default).
+  sparse product per step (`engine.run_blocks`, ``product="auto"``: MKL's sparse product through
+  torch with numpy's update, float64 states).
+- reservoirpy, two peer configurations (``peers``), the same task plans (inputs, readout fitting
+  with the same CV and lambda grid, scoring), every block of input sequences run the way a
+  reservoirpy user runs it: one node per network, gain and input layout (``W`` given as
+  ``alpha * W.T`` because reservoirpy computes ``W @ x``), ``run`` on each task's sequences,
+  free-running segments step by step with ``step(readout(x))``, float64:
+  ``reservoirpy_numpy``: ``reservoirpy.nodes.Reservoir`` (scipy CSR ``W``), trials one series
+  at a time; ``reservoirpy_jax``: ``reservoirpy.jax.nodes.Reservoir`` (its JAX backend, since
+  0.4.1), float64 through ``jax_enable_x64`` (without it JAX silently computes float32), ``W``
+  in the fastest of BCOO, BCSR and dense on this graph (``reservoirpy_jax_ms_per_step``: each
+  format timed on the connectome before the study), sequences from rest as one batch
+  (``run`` on ``(B, T, K)``, a ``lax.map``). When JAX does not import, ``refused`` says why in
+  one line and the ratio is against the NumPy backend alone. The process is pinned to one core
+  (XLA's CPU threads are not reached by threadpoolctl; the figures are CPU time).
 
-Both sides fit the readouts with the same code on float64 states; the headline ``ratio`` is the
-whole study's CPU time (reservoirs and readouts) of reservoirpy over wirelab's, beside the two
-parts (``*_reservoir_cpu_s``, ``*_readout_cpu_s``). Prints one JSON line with the load average.
+Every side fits the readouts with the same code on float64 states; ``ratio`` is the whole
+study's CPU time (reservoirs and readouts) of the faster reservoirpy configuration (``vs``) over
+wirelab's, beside the two parts (``reservoir_ratio``; each peer's ``*_cpu_s``). Prints one JSON
+line with the load average; ``--tiny`` runs every task at a few hundred steps, no nulls, one
+gain (the test of the JSON's peers).
 
 Agreement (the meaningful comparison): ``max_abs_state_diff`` is the largest difference between
 the two sides' recorded states of the first round (every task's teacher-forced run, every
