@@ -181,6 +181,23 @@ def _merged(inputs: np.ndarray) -> np.ndarray:
     return merged_features(inputs.reshape(-1, 4)).reshape(s, n, 2)
 
 
+def _by_gain(x: np.ndarray | None, mappings: Sequence[LinearMapping]) -> np.ndarray:
+    """Gain block ``j`` of the features ``x`` ``(G*B, F)`` through ``mappings[j]``."""
+    assert x is not None
+    b = len(x) // len(mappings)
+    return np.concatenate([m(None, x[j * b : (j + 1) * b]) for j, m in enumerate(mappings)])  # type: ignore[arg-type]
+
+
+Policy = Callable[[ChoiceConfig, Sequence[LinearMapping], np.ndarray, np.ndarray, Any], np.ndarray]
+POLICIES: dict[str, Policy] = {
+    "teacher": lambda cfg, maps, c, u, f: teacher(cfg, c),
+    "constant": lambda cfg, maps, c, u, f: np.ones((len(c), 2)),
+    "readout": lambda cfg, maps, c, u, f: _by_gain(f, maps),
+    "merged": lambda cfg, maps, c, u, f: _by_gain(merged_features(u), maps),
+}
+"""Test policies: ``(cfg, mappings, cues (n, 4), inputs (n, 4), features (n, F)) -> (n, 2)``."""
+
+
 def test(
     cfg: ChoiceConfig,
     st: Starts,
@@ -189,21 +206,16 @@ def test(
     mappings: Sequence[LinearMapping] = (),
     update_interval: float = 5e-3,
 ) -> tuple[Episode, list[dict[str, Any]]]:
-    """Closed-loop test on the ``B`` starts ``st``: ``policy`` ``readout`` (a network and one
-    mapping per gain), ``merged`` (one mapping), ``teacher`` or ``constant``. Returns the
+    """Closed-loop test on the ``B`` starts ``st``: ``policy`` (`POLICIES`) ``readout`` (a network
+    and one mapping per gain), ``merged`` (one mapping), ``teacher`` or ``constant``. Returns the
     episode and `evaluate`'s per-trial scores per gain block."""
-    g = len(mappings) if policy in ("readout", "merged") else 1
+    act = POLICIES[policy]
+    g = max(1, len(mappings))
     tiled = st.tile(g)
     b = len(st.side)
 
     def decide(c: np.ndarray, u: np.ndarray, f: np.ndarray | None) -> np.ndarray:
-        if policy == "teacher":
-            return teacher(cfg, c)
-        if policy == "constant":
-            return np.ones((len(c), 2))
-        x = merged_features(u) if policy == "merged" else f
-        assert x is not None
-        return np.concatenate([m(None, x[j * b : (j + 1) * b]) for j, m in enumerate(mappings)])  # type: ignore[arg-type]
+        return act(cfg, mappings, c, u, f)
 
     ep = run_episode(cfg, tiled, decide, network, update_interval, seed=cfg.seed)
     scores = evaluate(ep.position, tiled, cfg, ep.dt_u)
