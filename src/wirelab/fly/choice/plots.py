@@ -26,7 +26,7 @@ def canonical(
     x = c * d[..., 0] - s * d[..., 1]
     y = s * d[..., 0] + c * d[..., 1]
     ya = s * (attractive - xy)[:, 0] + c * (attractive - xy)[:, 1]
-    return np.stack([x, y * np.sign(ya)], axis=-1)
+    return np.stack([x, y * np.where(ya >= 0, 1.0, -1.0)], axis=-1)
 
 
 def choice_paths(paths: Mapping[str, np.ndarray], cfg: ChoiceConfig) -> Any:
