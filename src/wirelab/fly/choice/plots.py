@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from wirelab.fly.choice.task import ChoiceConfig, starts
+from wirelab.fly.choice.task import ChoiceConfig, Starts, evaluate, starts
 
 
 def canonical(
@@ -30,7 +30,8 @@ def canonical(
 
 
 def choice_paths(paths: Mapping[str, np.ndarray], cfg: ChoiceConfig) -> Any:
-    """One panel per condition: its first test flies' paths in the starts' frame."""
+    """One panel per condition: its first test flies' paths in the starts' frame, each up to
+    its first event (goal, contact, arena exit) or the time limit."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -41,7 +42,11 @@ def choice_paths(paths: Mapping[str, np.ndarray], cfg: ChoiceConfig) -> Any:
     for ax, (name, p) in zip(axes[0], paths.items(), strict=True):
         k = p.shape[1]
         xy, att, av = st.xy[:k], st.attractive[:k], st.aversive[:k]
-        q = canonical(np.asarray(p, dtype=np.float64), xy, att, av)
+        path = np.asarray(p, dtype=np.float64)  # (S+1, k, 2)
+        sub = Starts(xy, st.heading[:k], att, av, st.side[:k])
+        end = np.asarray(evaluate(path, sub, cfg, dt_u=1.0)["end_time_s"])  # in rows
+        path[np.arange(len(path))[:, None] > end[None]] = np.nan  # each fly up to its end
+        q = canonical(path, xy, att, av)
         srcs = canonical(np.stack([att, av]), xy, att, av)  # (2, k, 2)
         for i in range(k):
             ax.plot(q[:, i, 0], q[:, i, 1], lw=0.8, alpha=0.8)
