@@ -65,6 +65,33 @@ def test_reservoir_verdict_follows_p_and_the_score(tmp_path: Path) -> None:
     ]
 
 
+def test_reservoir_headline_shows_every_null_family(tmp_path: Path) -> None:
+    cmd = "wirelab reservoir run"
+    metrics = reservoir_metrics(p=0.01, n=99)
+    plain = metrics["summary"]["memory-capacity"]
+    boundary = {**plain, "connectome": 11.5, "null_mean": 11.9, "null_std": 0.3, "p_value": 0.9}
+    metrics["summary_by_null_model"] = {
+        "degree": {"memory-capacity": plain},
+        "degree-boundary": {"memory-capacity": boundary},
+    }
+    config = {"null_models": ["degree", "degree-boundary"]}
+    h = answer(tmp_path, cmd, metrics, config)
+    assert h.question == (
+        "Does the larval connectome remember more than its degree-preserving and "
+        "boundary-preserving degree nulls?"
+    )
+    who = [c.who for c in h.comparisons]
+    assert "degree-preserving nulls" in who and "boundary-preserving degree nulls" in who
+    assert h.outcome == "unresolved"  # yes against one family, no against the other
+    assert "Against the degree-preserving nulls: Yes" in h.verdict
+    assert "Against the boundary-preserving degree nulls: No" in h.verdict
+    assert h.uncertainty.count("p = ") == 4  # each family at its best gain and at every own best
+    boundary["p_value"] = 0.01
+    boundary["null_mean"] = 9.0
+    h = answer(tmp_path, cmd, metrics, config)
+    assert h.outcome == "yes"
+
+
 def test_logic_verdict_against_the_seed_and_the_fpga(tmp_path: Path) -> None:
     cmd = "wirelab logic train"
     (tmp_path / "synth.json").write_text('{"ice40-up5k": {"luts": 525, "fits": true}}')

@@ -5,7 +5,9 @@ The run's ``metrics.json`` holds ``summary[task]`` (`wirelab.reservoir.stats.sum
 connectome's score at its best alpha, the nulls' mean and sd at that alpha, the empirical p-value
 (with ``n_nulls`` nulls the smallest p is ``1 / (n_nulls + 1)``), z, and p with every network at
 its own best alpha. The verdict: yes if the score is better than the null mean with p <= `ALPHA`,
-not resolved if better with a larger p, no if not better.
+not resolved if better with a larger p, no if not better; with several null families
+(``summary_by_null_model``: e.g. plain and boundary-preserving degree nulls) one comparison and
+one verdict per family, yes or no overall only when they agree.
 """
 
 from __future__ import annotations
@@ -90,8 +92,32 @@ def _verdict(s: dict[str, Any], value: float, metric: str, nulls: str) -> tuple[
     return uncertainty, "no", f"No: {metric} {value:.3g} is not {word} the null mean {mean:.3g}."
 
 
+def families(run: Run, task: str) -> list[tuple[str, dict[str, Any]]]:
+    """``[(null model, summary of task against it), ...]`` in the run's order: every family of
+    ``summary_by_null_model``, or (a run written before it existed) ``summary`` against the
+    config's first null model."""
+    by_model = dig(run.metrics, "summary_by_null_model")
+    if isinstance(by_model, dict) and by_model:
+        return [(str(k), v[task]) for k, v in by_model.items() if isinstance(v, dict) and task in v]
+    kind = dig(run.config, "config", "null_models", 0) or DEFAULT_NULLS[0]
+    return [(str(kind), dig(run.metrics, "summary", task))]
+
+
+def _combined(parts: list[tuple[str, str, str, str]]) -> tuple[str, str, str]:
+    """One (uncertainty, outcome, verdict) from each family's ``(words, uncertainty, outcome,
+    verdict)``: yes or no only when every family agrees, else not resolved."""
+    if len(parts) == 1:
+        return parts[0][1], parts[0][2], parts[0][3]
+    outcomes = {o for _, _, o, _ in parts}
+    outcome = outcomes.pop() if len(outcomes) == 1 else "unresolved"
+    uncertainty = "; ".join(f"{words} nulls: {u}" for words, u, _, _ in parts)
+    verdict = " ".join(f"Against the {words} nulls: {v}" for words, _, _, v in parts)
+    return uncertainty, outcome, verdict
+
+
 def reservoir(run: Run) -> Headline | None:
-    """The connectome's best-alpha score against its nulls at that alpha (`stats.summarize`)."""
+    """The connectome's best-alpha score against each family of nulls at that alpha
+    (`stats.summarize`, one summary per null model): a family each comparison, a verdict each."""
     summary = dig(run.metrics, "summary")
     if not isinstance(summary, dict) or not summary:
         return None
@@ -100,24 +126,33 @@ def reservoir(run: Run) -> Headline | None:
     value, metric = number(dig(s, "connectome")), score(dig(s, "metric") or task)
     if value is None:
         return None
-    kind = dig(run.config, "config", "null_models", 0) or DEFAULT_NULLS[0]
-    nulls = null_words(str(kind))
+    fams = families(run, task) or [(DEFAULT_NULLS[0], s)]
+    named = [(null_words(kind), fs) for kind, fs in fams]
     who = _connectome(run.config)
+    nulls = " and ".join(words for words, _ in named)
     question = f"Does {who} {task_words(task)} than its {nulls} nulls?"
     alpha = number(dig(s, "best_alpha"))
     answer = f"{metric} {value:.3g}" + (f" at gain {alpha:g}" if alpha is not None else "")
-    mean, sd = number(dig(s, "null_mean")), number(dig(s, "null_std"))
-    n = int(number(dig(s, "n_nulls")) or 0)
-    p = number(dig(s, "p_value"))
     where = code(f"summary.{task}.p_value") + " in " + code("metrics.json")
-    missing = [] if p is not None else [f"the p-value against the nulls ({where})"]
+    missing = (
+        []
+        if number(dig(s, "p_value")) is not None
+        else [f"the p-value against the nulls ({where})"]
+    )
     comparisons = [Comparison(who.removeprefix("the "), f"{value:.3g}", "this run", True)]
-    if mean is not None:
-        comparisons.append(
-            Comparison(f"{nulls} nulls", f"{mean:.3g} ± {sd or 0:.2g}", f"mean ± sd of {n}, run")
-        )
+    parts = []
+    for words, fs in named:
+        mean, sd = number(dig(fs, "null_mean")), number(dig(fs, "null_std"))
+        n = int(number(dig(fs, "n_nulls")) or 0)
+        if mean is not None:
+            comparisons.append(
+                Comparison(
+                    f"{words} nulls", f"{mean:.3g} ± {sd or 0:.2g}", f"mean ± sd of {n}, run"
+                )
+            )
+        parts.append((words, *_verdict(fs, value, metric, words)))
     comparisons += [Comparison.of(a) for a in anchors_for(task)]
-    uncertainty, outcome, verdict = _verdict(s, value, metric, nulls)
+    uncertainty, outcome, verdict = _combined(parts)
     return Headline(
         question,
         answer,
