@@ -16,3 +16,10 @@ def test_the_question_is_the_first_headline_task() -> None:
 
 def test_enough_nulls_for_p_005() -> None:
     assert 1 / (tour.NULLS + 1) <= 0.05
+
+
+def test_both_null_families_are_registered_and_compared() -> None:
+    from wirelab.reservoir.nulls import NULLS
+
+    assert tour.NULL_MODELS == ["degree", "degree-boundary"]
+    assert all(kind in NULLS for kind in tour.NULL_MODELS)
