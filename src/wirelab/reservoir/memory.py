@@ -10,11 +10,14 @@ will not fit.
              + 8 N (2 C + D)                      state columns x, z and the precomputed drive
              + 8 sum_blocks (T_b - w_b) G B_b P   the recorded readout states
              + 8 (5 T P + 2 min(T, P)^2)          one readout fit: copies of its rows, the Gram
-    peak     = shared + job                                   one worker (jobs in the driver)
-             = shared + W (shared + job)                      W > 1 local workers
+    peak     = base + shared + job                            one worker (jobs in the driver)
+             = base + shared + W (base + shared + job)        W > 1 local workers
 
-with ``S(E) = 12 E + 4 (N + 1)`` one CSR matrix of E edges (float64 values, int32 indices), C
-the state columns of all blocks (sequences B x gains G), ``D = min(max(32 MB / 8N, C), 4 C)`` the
+with ``base`` = `BASE_BYTES` a process's interpreter and libraries (numpy, scipy, torch: a
+2,000-neuron study reading out 19 neurons peaked at 500 MB; with it the estimate of a
+2,000-neuron NARMA-10 study reading out every neuron was 1,262 MB against 1,249 MB measured),
+``S(E) = 12 E + 4 (N + 1)`` one CSR matrix of E edges (float64 values, int32 indices), C the
+state columns of all blocks (sequences B x gains G), ``D = min(max(32 MB / 8N, C), 4 C)`` the
 drive's columns (`engine.DRIVE_BYTES`, `engine.SPAN`), P the readout population, T its longest
 recorded block. The blocks are each task's first round (its plan's first ``yield``, run on
 nothing: inputs drawn, no step taken). `check_study_memory` compares the peak with the memory
@@ -22,11 +25,9 @@ available now (`wirelab.cli_options.available_memory`: /proc/meminfo MemAvailabl
 room) and raises `StudyMemoryError` (one line, exit 1) when it does not fit, before a result
 directory exists; where only fewer workers fit, the default worker count is lowered instead.
 
-Example (a generated 140,000-neuron brain, every neuron read out)::
-
-    wirelab reservoir run --connectome brain/edges.parquet --task narma10 --outputs all
-    wirelab: error: the study needs about 36.7 GB (recorded states 31.6 GB: 140,000 readout
-    neurons x 3,500 steps x 8 gains ...) but 22.3 GB is available ...
+Example: every neuron of a generated 140,000-neuron brain read out (``--outputs all``) needs
+tens of GB of recorded states and is refused on a 23 GB machine; ``--outputs descending`` fits
+(docs/scale.md has the measured run and the line).
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ from wirelab.reservoir.tasks import Setup
 
 ResolvedExperiment = Any  # `config.ResolvedExperiment` (config imports this module)
 
+BASE_BYTES = 500 * 2**20  # measured: the peak of a study on a tiny connectome (benchmarks/scale.py)
 REWIRE_BYTES_PER_EDGE = 64
 NEURON_BYTES = 200
 FLOAT = 8
@@ -77,8 +79,8 @@ class StudyMemory:
     @property
     def peak(self) -> float:
         if self.workers <= 1:
-            return self.shared + self.job
-        return self.shared + self.workers * (self.shared + self.job)
+            return BASE_BYTES + self.shared + self.job
+        return BASE_BYTES + self.shared + self.workers * (BASE_BYTES + self.shared + self.job)
 
     def describe(self) -> str:
         """The largest parts, in words (one line)."""

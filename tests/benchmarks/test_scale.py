@@ -1,0 +1,36 @@
+"""benchmarks/scale.py at a tiny size: the whole-brain study (a generated 2,000-neuron brain,
+annotation-selected populations, one degree null) prints one JSON line with every figure named
+in docs/scale.md, and the cost model's fields."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_the_brain_study_names_its_figures() -> None:
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+    proc = subprocess.run(
+        [sys.executable, "benchmarks/scale.py", "brain", "--tiny"],
+        cwd=REPO, env=env, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    lines = proc.stdout.strip().splitlines()
+    assert len(lines) == 1, proc.stdout
+    row = json.loads(lines[0])
+    assert row["study"] == "brain" and row["tiny"] is True
+    assert (row["neurons"], row["edges"]) == (2000, 40000)
+    assert "--outputs descending" in row["command"] and "--connectome" in row["command"]
+    for key in ("generate_s", "load_s", "load_reference_s", "wall_1_s", "wall_2_s"):
+        assert isinstance(row[key], (int, float)) and row[key] > 0, key
+    for key in ("peak_rss_1_mb", "peak_rss_2_mb", "estimate_mb", "serial_s", "pool_startup_s"):
+        assert isinstance(row[key], (int, float)) and row[key] > 0, key
+    assert row["phases"]["networks"]["jobs"] == 2  # the connectome and one null
+    for n in (1, 2, 8, 32, 128):
+        assert row[f"predicted_{n}_s"] > 0
+    assert {"load_before", "load_after", "speedup_2", "error_2"} <= set(row)
