@@ -112,3 +112,19 @@ def test_the_cv_scores_the_model_that_is_refitted(seed: int) -> None:
             want[li] += np.sum((x[idx] @ w[:, 0] + b[0] - y[idx]) ** 2)
     np.testing.assert_allclose(got, want / x.shape[0], rtol=1e-6)
     assert got[0] < 0.1 * got[-1]  # the weak columns carry the target: small lambdas win
+
+
+@pytest.mark.parametrize("lam", [1e-6, 0.3, 1e3])
+def test_the_refit_with_fewer_rows_than_columns_is_the_plain_solution(lam: float) -> None:
+    """Full-rank rows, T < F (no basis: the dual refit): the plain ridge solution."""
+    rng = np.random.default_rng(9)
+    x, y = rng.normal(size=(25, 40)) + 2.0, rng.normal(size=(25, 2))
+    rows = RowRidge(x, y)
+    assert rows.basis is None and rows.rank == 40
+    w, b = rows.solve(lam)
+    xc, yc = x - x.mean(0), y - y.mean(0)
+    want = np.linalg.solve(xc.T @ xc + lam * np.eye(40), xc.T @ yc)
+    np.testing.assert_allclose(w, want, rtol=1e-6, atol=1e-9)
+    np.testing.assert_allclose(b, y.mean(0) - x.mean(0) @ want, rtol=1e-6, atol=1e-9)
+    w3, _ = rows.solve(np.array([lam, 2 * lam]))  # a lambda per output
+    np.testing.assert_allclose(w3[:, 0], want[:, 0], rtol=1e-6, atol=1e-9)

@@ -23,7 +23,8 @@ solve per lambda and fold, dearer than one ``r x r`` eigendecomposition per fold
 33 lambdas (leave-one-out, ``n_k = 1``, is where that closed form wins; it is not the tasks' CV).
 
 Refits (`solve`) on all rows or a prefix: one linear solve ``(Pc^T Pc + lambda I) W_P = Pc^T Yc``
-per lambda, or one eigendecomposition for a lambda per output or ``lambda = 0``.
+per lambda (with fewer rows than columns its dual, ``W_P = Pc^T (Pc Pc^T + lambda I)^-1 Yc``),
+or one eigendecomposition shared by more than two lambdas where it is exact to rounding.
 
 Example: ``rows = RowRidge(x, y); err = rows.cv_errors(fold_rows(len(x), 3), GRID)``.
 The readable reference is `stream.RidgeAccumulator.cv_errors_reference` (one solve per lambda
@@ -125,9 +126,12 @@ class RowRidge:
         lams = np.atleast_1d(np.asarray(lam, dtype=np.float64)) * weight
         mp, my = self.p[:n].mean(0), y.mean(0)
         pc = self.p[:n] - mp
-        rhs = pc.T @ (y - my)  # (r, O)
-        g = self._gram_of(n, pc)
-        fold = _Fold(g, None, rhs, np.zeros((0, y.shape[1])))  # A = I: the weights
+        if n < self.rank:  # fewer rows than columns: the dual, W_P = Pc^T (Kc + lambda I)^-1 Yc
+            kc = pc @ pc.T
+            kc += np.abs(kc).max() * np.ones_like(kc) / n  # deflate the constant direction
+            fold = _Fold(kc, pc.T, y - my, np.zeros((0, y.shape[1])))
+        else:  # A = I: the weights (Pc^T Pc + lambda I)^-1 Pc^T Yc
+            fold = _Fold(self._gram_of(n, pc), None, pc.T @ (y - my), np.zeros((0, y.shape[1])))
         if lams.size == 1:
             w_p = fold.predict(float(lams[0]), self.f, eig=bool(lams[0] == 0))
         elif y.shape[1] == 1:  # a grid on one output: a column per lambda
