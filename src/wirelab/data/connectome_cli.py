@@ -11,7 +11,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from wirelab.cli_options import FINITE_FLOAT, SEED, check_out, comma_list, count, out_option
+from wirelab.cli_options import FINITE_FLOAT, SEED, comma_list, count, out_option
 from wirelab.data.connectomes import CONNECTOME, generate
 from wirelab.reservoir import diagnostics
 from wirelab.reservoir.weights import NORMALIZATIONS
@@ -139,11 +139,11 @@ def generate_cmd(
     side, partner, annotations): `--connectome OUT/edges.FORMAT` reads both.
     """
     config = {"neurons": neurons, "edges": edges, "seed": seed, "format": fmt, "signed": signed}
-    check_out(out, overwrite=overwrite)
-    gen = generate.generate(neurons, edges, seed=seed, signed=signed)
+    generate.check_sizes(neurons, edges)  # one line before --out is made
     with experiment(
         out, command="wirelab connectome generate", config=config, overwrite=overwrite
     ) as rd:
+        gen = generate.generate(neurons, edges, seed=seed, signed=signed)
         paths = generate.write(gen, out, fmt)
         summary = gen.summary()
         rd.finish({**summary, "files": [str(p) for p in paths]})

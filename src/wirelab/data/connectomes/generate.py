@@ -43,6 +43,7 @@ from pathlib import Path
 
 import numpy as np
 
+from wirelab.cli_options import check_memory
 from wirelab.errors import UsageError
 
 # class: (fraction of neurons, in-propensity scale c_in, out-propensity scale c_out)
@@ -70,6 +71,7 @@ SIGMA, RHO = 1.2, 0.6  # lognormal degree spread; correlation of a neuron's in a
 MIN_SYNAPSES, TAIL, MAX_SYNAPSES = 5, 1.6, 5000
 ROOT = 720575940600000000  # FlyWire-like root ids start here
 MAX_DENSITY = 0.1  # edges / (N (N - 1)) allowed: beyond it repeats dominate the draws
+NEURON_BYTES, EDGE_BYTES = 300, 100  # 140,000 neurons and 3M edges peaked at 0.45 GB
 
 
 @dataclass(frozen=True)
@@ -205,8 +207,10 @@ def _pairs(
     return keys // n, keys % n
 
 
-def generate(neurons: int, edges: int, *, seed: int = 0, signed: bool = False) -> Generated:
-    """A connectome of ``neurons`` neurons and ``edges`` edges (module docstring), seeded."""
+def check_sizes(neurons: int, edges: int) -> None:
+    """A one-line `UsageError` for sizes `generate` refuses: fewer than 100 neurons, more than
+    `MAX_DENSITY` of the ordered pairs, or more than the memory available now (at least
+    `NEURON_BYTES` per neuron and `EDGE_BYTES` per edge)."""
     if neurons < 100:
         raise UsageError(f"--neurons must be at least 100, got {neurons}")
     if not 1 <= edges <= MAX_DENSITY * neurons * (neurons - 1):
@@ -214,6 +218,14 @@ def generate(neurons: int, edges: int, *, seed: int = 0, signed: bool = False) -
             f"--edges must be in [1, {MAX_DENSITY} N (N - 1)] = [1, "
             f"{int(MAX_DENSITY * neurons * (neurons - 1))}] for {neurons} neurons, got {edges}"
         )
+    check_memory(
+        f"--neurons {neurons} --edges {edges}", NEURON_BYTES * neurons + EDGE_BYTES * edges
+    )
+
+
+def generate(neurons: int, edges: int, *, seed: int = 0, signed: bool = False) -> Generated:
+    """A connectome of ``neurons`` neurons and ``edges`` edges (module docstring), seeded."""
+    check_sizes(neurons, edges)
     rng = np.random.default_rng(seed)
     table = _neurons(neurons, rng)
     p_out, p_in = _propensities(table, rng)
