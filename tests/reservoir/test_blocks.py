@@ -4,6 +4,8 @@ count, gain count, chunk cut and span (open-loop steps, closed-loop steps and bo
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -27,7 +29,7 @@ pytestmark = pytest.mark.skipif(FILL is None, reason="numba not installed")
     span=st.integers(1, 5),
 )
 def test_fused_drive_equals_the_reference(
-    seed: int, dtype: type, k: int, b: int, g: int, width: int, steps: int, free: int, span: int
+    seed: int, dtype: Any, k: int, b: int, g: int, width: int, steps: int, free: int, span: int
 ) -> None:
     rng = np.random.default_rng(seed)
     n, m, offset = 7, 1, int(rng.integers(0, 5))
@@ -36,7 +38,8 @@ def test_fused_drive_equals_the_reference(
     widths = [width] * (-(-(offset + cols.width) // width))
     cols.place(widths)
     w_in = np.asarray(blk.w_in, dtype=dtype)
-    scaling, bias = np.dtype(dtype).type(0.3), rng.uniform(-0.2, 0.2, n).astype(dtype)
+    scaling: Any = np.dtype(dtype).type(0.3)
+    bias: np.ndarray = rng.uniform(-0.2, 0.2, n).astype(dtype)
     for t0 in range(0, cols.length, span):
         t1 = min(cols.length, t0 + span)
         fast = {c: np.full((span, n, w), np.nan, dtype) for c, w in enumerate(widths)}
