@@ -43,3 +43,15 @@ def test_an_unknown_sensory_class_is_a_one_line_error(tmp_path: Path) -> None:
     r = wirelab(*args)
     assert r.returncode == 2 and one_line_error(r) and "sonar" in r.stderr
     assert not (tmp_path / "x" / "metrics.json").exists()
+
+
+def test_hostile_gains_and_time_limits_are_one_line_errors(tmp_path: Path) -> None:
+    for bad in (
+        ["--gains", "nan"],
+        ["--gains", ","],
+        ["--gains", "1,-2"],
+        ["--time-limit", "1e300"],
+    ):
+        r = wirelab("fly", "choice", *bad, "--out", str(tmp_path / "x"))
+        assert r.returncode == 2 and one_line_error(r), (bad, r.stderr)
+    assert not (tmp_path / "x").exists()

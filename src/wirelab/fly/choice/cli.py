@@ -7,6 +7,7 @@ per condition and the comparison against the nulls. `wirelab.fly.cli` adds it to
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import click
@@ -36,9 +37,12 @@ NETWORK = defaults_of(NetworkConfig)
 
 def _gains(text: str) -> tuple[float, ...]:
     try:
-        return tuple(float(g) for g in comma_list(text) or ())
+        gains = tuple(float(g) for g in comma_list(text) or ())
     except ValueError:
-        raise UsageError(f"--gains must be comma-separated numbers, got {text!r}") from None
+        gains = ()
+    if not gains or not all(math.isfinite(g) and 0 < g <= MAX_MAGNITUDE for g in gains):
+        raise UsageError(f"--gains must be comma-separated finite numbers > 0, got {text!r}")
+    return gains
 
 
 @click.command("choice")

@@ -32,6 +32,7 @@ from wirelab.fly.choice.jobs import Setup, baseline_job, network_job
 from wirelab.fly.choice.network import NetworkConfig
 from wirelab.fly.choice.stats import against_nulls, paired
 from wirelab.fly.choice.task import ChoiceConfig
+from wirelab.fly.limits import check_count, check_magnitude, check_seconds, check_seeds
 from wirelab.fly.populations import modalities
 from wirelab.parallel import ExecOptions, Job, map_jobs
 from wirelab.results import experiment
@@ -62,8 +63,25 @@ class ChoiceStudyConfig:
 
         if self.gain not in self.network.gains:
             raise UsageError(f"--gain {self.gain:g} must be one of --gains {self.network.gains}")
-        if self.nulls < 0:
-            raise UsageError("--nulls must be >= 0")
+        task = self.task
+        check_count(self.nulls, "--nulls")
+        check_count(task.trials, "--trials", low=1)
+        check_count(task.train_trials, "--train-trials", low=2)
+        check_magnitude(task.arena_radius, "--arena-radius")
+        check_magnitude(task.input_gain, "--input-gain")
+        for g in self.network.gains:
+            check_magnitude(g, "--gains")
+        # seeds: test starts seed, training starts seed + 10000, noise seed + 20000; nulls
+        check_seeds(task.seed, 20_001)
+        check_seeds(self.null_seed, max(1, self.nulls), "--null-seed")
+        flies = len(self.network.gains) * 2 * max(task.trials, task.train_trials)
+        check_seconds(
+            task.time_limit,
+            "--time-limit",
+            "kinematic",
+            interval=self.network.update_interval,
+            flies=flies,
+        )
         NULLS.get(self.null_family)
         self.executor().validate()
 
