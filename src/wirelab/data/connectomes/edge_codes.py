@@ -7,8 +7,9 @@ named in the edges (``vocab``, text), the edge types in order of first appearanc
     edge e:  vocab[pre[e]] -> vocab[post[e]],  of type types[etype[e]],  weight[e]
 
 `read_fast` reads a CSV or Parquet edge list column by column (pyarrow: the ids hashed once,
-duplicates found by one sort of ``(pre, post, type)`` keys, the weights cast in one pass), so
-3 million rows load in seconds instead of minutes (docs/scale.md). It returns None where the
+duplicates found by one sort of ``(pre, post, type)`` keys, the weights cast in one pass): a
+3-million-edge Parquet file loaded in 3.0 s against 9.3 s row by row, a CSV in 2.8 s against
+13.6 s, at a third of the memory (docs/scale.md). It returns None where the
 file is not a plain table it reads the reference's way (no pyarrow, ragged CSV rows, a header it
 cannot take, ids or weights of a type the reference would print differently); the caller then
 reads it row by row. Where any row is wrong, the rows up to the first wrong one are handed to
