@@ -9,7 +9,7 @@ named in the edges (``vocab``, text), the edge types in order of first appearanc
 `read_fast` reads a CSV or Parquet edge list column by column (pyarrow: the ids hashed once,
 duplicates found by one sort of ``(pre, post, type)`` keys, the weights cast in one pass): a
 3-million-edge Parquet file loaded in 3.0 s against 9.3 s row by row, a CSV in 2.8 s against
-13.6 s, at a third of the memory (docs/scale.md). It returns None where the
+13.6 s, in under half the memory (docs/scale.md). It returns None where the
 file is not a plain table it reads the reference's way (no pyarrow, ragged CSV rows, a header it
 cannot take, ids or weights of a type the reference would print differently); the caller then
 reads it row by row. Where any row is wrong, the rows up to the first wrong one are handed to
