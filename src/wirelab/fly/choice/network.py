@@ -32,6 +32,11 @@ cues differently. So the choice is the network's: a fly reaches the attractive s
 off the aversive one when the attractive stream reaches the DN-VNC difference strongly and the
 aversive stream does not pull the same way as strongly (opposite signs, or a much weaker gain).
 
+The state is float64: the evoked left-right differences of networks whose sensory streams reach
+the DN-VNC weakly (1e-5 to 1e-4 per unit cue difference, e.g. boundary-keeping nulls) are
+differences of states near 0.1-0.3, close to float32's resolution; in development float32 changed
+such a null's success from 0.78 to 0.09 (docs/fly-choice.md), float64 costs about 1.4x.
+
 Call::
 
     net = ChoiceNetwork(con, NetworkConfig(gains=(0.6, 1.0)), flies=8)
@@ -155,7 +160,7 @@ class ChoiceNetwork:
             alphas=np.asarray(cfg.gains),
             units=Units(activation="tanh", leak=cfg.leak, input_scaling=cfg.input_scaling),
             batch=2 * flies if self.evoked else flies,
-            dtype=np.float32,
+            dtype=np.float64,  # the side signals of weak networks are near float32's resolution
             settings={"normalize": cfg.normalize},
         )
         self.weights = w
