@@ -36,7 +36,7 @@ import scipy.sparse as sp
 from wirelab.data import load_larva
 from wirelab.reservoir import Reservoir, parse_population, reservoir_weights
 from wirelab.reservoir.nulls import weight_permutation
-from wirelab.reservoir.readout import Ridge
+from wirelab.reservoir.ridge import Ridge
 from wirelab.reservoir.units import Units
 
 # reservoirpy's Win is used as given: wirelab's units without their default input scaling (0.3)

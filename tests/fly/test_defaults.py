@@ -27,6 +27,9 @@ from wirelab.fly.stimulation.stimulate import StimulateConfig
 from wirelab.fly.taxis import study as taxis_study
 from wirelab.fly.taxis.cli import taxis_cmd
 from wirelab.fly.taxis.study import TaxisStudyConfig
+from wirelab.fly.choice import study as choice_study
+from wirelab.fly.choice.cli import choice_cmd
+from wirelab.fly.choice.study import ChoiceStudyConfig
 from wirelab.fly.turns import study as turns_study
 from wirelab.fly.turns.cli import turns_cmd
 from wirelab.fly.turns.study import TurnsConfig
@@ -144,6 +147,48 @@ COMMANDS: dict[str, tuple[type, dict[str, str], dict[str, Callable[..., Any]], s
             ),
         },
     ),
+    "choice": (
+        ChoiceStudyConfig,
+        {
+            **{
+                k: f"task.{k}"
+                for k in ("trials", "train_trials", "time_limit", "arena_radius", "encoding")
+            },
+            **{k: f"task.{k}" for k in ("input_gain", "seed")},
+            **{
+                k: f"network.{k}"
+                for k in ("attractive_class", "aversive_class", "readout", "response")
+            },
+            **{k: f"network.{k}" for k in ("normalize", "gains", "update_steps")},
+            **_same("gain", "null_family", "null_seed", "controls", "connectome"),
+            "n_nulls": "nulls",
+            **EXECUTOR,
+        },
+        {"gains": lambda v, kw: tuple(float(g) for g in _tuple(v))},
+        {
+            # the units and the task's geometry, teacher and sensing constants
+            "network.leak",
+            "network.input_scaling",
+            *(
+                f"task.{k}"
+                for k in (
+                    "radius",
+                    "contact_radius",
+                    "start_distance",
+                    "half_angle_deg",
+                    "heading_jitter_deg",
+                    "source_height",
+                    "log_i0",
+                    "teacher_k",
+                    "teacher_c",
+                    "explore_sigma",
+                    "explore_tau",
+                    "heading_noise",
+                    "body_dt",
+                )
+            ),
+        },
+    ),
     "calibrate": (
         CalibrateConfig,
         _same("duration", "settle", "grid", "write", "body"),
@@ -225,6 +270,7 @@ def test_every_option_default_is_the_config_field_default(name: str) -> None:
         ("lateralization", lateralization_cmd, lateralization, [], LateralizationConfig()),
         ("turns", turns_cmd, turns_study, [], TurnsConfig()),
         ("taxis", taxis_cmd, taxis_study, [], TaxisStudyConfig()),
+        ("choice", choice_cmd, choice_study, [], ChoiceStudyConfig()),
         ("calibrate", calibrate_cmd, calibration, [], CalibrateConfig()),
         ("timestep", timestep_cmd, timestep, [], TimestepConfig()),
     ],

@@ -44,7 +44,7 @@ import numpy as np
 
 from wirelab.errors import UsageError
 from wirelab.fly.limits import check_magnitude
-from wirelab.reservoir.readout import Ridge
+from wirelab.reservoir.ridge import Ridge
 
 SIDEDNESS = ("ipsilateral", "contralateral")
 RESPONSES = ("direct", "evoked")
@@ -148,7 +148,7 @@ def fit_ridge_cv(
     groups: np.ndarray,
     ridges: tuple[float, ...] = RIDGES,
 ) -> tuple[LinearMapping, float, dict[float, float]]:
-    """The reservoir's ridge (`wirelab.reservoir.readout.Ridge`) on standardised features, the
+    """The reservoir's ridge (`wirelab.reservoir.ridge.Ridge`) on standardised features, the
     penalty chosen by leave-groups-out CV (groups = training runs, at most 5 folds), refit on all.
 
     ``x`` ``(S, F)`` features, ``y`` ``(S, 2)`` targets, ``groups`` ``(S,)``. Returns the mapping,
