@@ -163,12 +163,14 @@ def check_study_memory(exp: ResolvedExperiment) -> ResolvedExperiment:
     est = study_memory(exp)
     if est.peak <= free:
         return exp
+    fewer = " or fewer workers (--workers)"
     if exp.config.workers is None and est.workers > 1:
         for w in range(est.workers - 1, 0, -1):
             if study_memory(exp, w).peak <= free:
                 return replace(exp, config=replace(exp.config, workers=w))
+        est, fewer = study_memory(exp, 1), ""  # not even one worker fits: say what one needs
     raise StudyMemoryError(
         f"the study needs about {est.peak / 1e9:.3g} GB ({est.describe()}) but "
-        f"{free / 1e9:.3g} GB is available: read out fewer neurons (--outputs), run fewer "
-        "gains (--alpha) or fewer workers (--workers)"
+        f"{free / 1e9:.3g} GB is available: read out fewer neurons (--outputs) or run fewer "
+        f"gains (--alpha){fewer}"
     )
