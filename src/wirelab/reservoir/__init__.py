@@ -17,7 +17,8 @@ rewirings, random ESNs, ...) that see the same inputs, readout population and sp
 ``p = (1 + #{nulls at least as good}) / (n + 1)`` and ``z`` (`stats`).
 
 Quickstart (the larval connectome read out at its 182 descending neurons: how well a linear
-readout recalls past inputs, then its memory capacity against 9 degree-preserving rewirings):
+readout recalls past inputs, then its memory capacity against 9 degree-preserving rewirings and
+9 that also keep the sensory-motor boundary, docs/reservoir-nulls.md):
 
 ```python
 import numpy as np
@@ -31,14 +32,18 @@ for k in (5, 10, 15, 20):  # recall the input k steps back, on held-out steps
     r = np.corrcoef(fit_readout(x[:1500], y[:1500]).predict(x[1500:])[:, 0], y[1500:])[0, 1]
     print(f"recall of u(t-{k}): r = {r:.3f}")
 
-mc = compare("larva", "memory-capacity", alphas=[1.0], outputs="DN-VNC", nulls=9, quick=True)
-c = mc["memory-capacity"]
-print(f"memory capacity {c.score:.2f}; {c.null_model} nulls {c.null_mean:.2f} +- {c.null_std:.2f}")
-print(f"p = {c.p_value:.2f} (the smallest 9 nulls can give), z = {c.z:.1f}")
+families = ["degree", "degree-boundary"]
+mc = compare("larva", "memory-capacity", alphas=[1.0], outputs="DN-VNC", nulls=9, quick=True,
+             null_models=families)
+for family in families:
+    c = mc.against("memory-capacity", family)
+    print(f"memory capacity {c.score:.2f}; {family} nulls {c.null_mean:.2f} +- {c.null_std:.2f}")
+    print(f"  p = {c.p_value:.2f} (the smallest 9 nulls can give), z = {c.z:.1f}")
 ```
 
 `compare` gives the numbers ``wirelab reservoir run`` writes for the same settings (here
-``--task memory-capacity --alpha 1.0 --outputs DN-VNC --nulls 9 --quick``); both read one set of
+``--task memory-capacity --alpha 1.0 --outputs DN-VNC --nulls 9 --null-model
+degree,degree-boundary --quick``); both read one set of
 defaults, `DEFAULTS` (an `ExperimentConfig`: input scaling 0.3, a random per-neuron bias
 ``U[-0.2, 0.2]`` drawn from the seed, row normalisation for synapse counts, every neuron read
 out, 20 degree-preserving nulls, gains 0.2 .. 1.6). Tasks: `TASKS`; null models: `NULLS`.
