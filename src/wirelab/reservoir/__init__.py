@@ -54,9 +54,9 @@ from wirelab.reservoir.dynamics import Reservoir, RunResult
 from wirelab.reservoir.network import ConnectomeReservoir, build
 from wirelab.reservoir.nulls import NULLS, make_null
 from wirelab.reservoir.populations import parse_population, population
+from wirelab.reservoir.ridge import Readout, fit_readout
 from wirelab.reservoir.scoring import Comparison, NullComparison, TaskScore, compare, score
 from wirelab.reservoir.tasks import TASKS
-from wirelab.reservoir.ridge import Readout, fit_readout
 from wirelab.reservoir.units import LIFState, LIFUnits, Units, esn_step, lif_step
 from wirelab.reservoir.weights import (
     as_csr,
