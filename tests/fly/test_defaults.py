@@ -17,6 +17,9 @@ from wirelab.fly.bodies import calibration, timestep
 from wirelab.fly.bodies.calibration import DEFAULT_GRID, CalibrateConfig, parse_grid
 from wirelab.fly.bodies.cli import calibrate_cmd, timestep_cmd
 from wirelab.fly.bodies.timestep import TimestepConfig
+from wirelab.fly.choice import study as choice_study
+from wirelab.fly.choice.cli import choice_cmd
+from wirelab.fly.choice.study import ChoiceStudyConfig
 from wirelab.fly.cli import group
 from wirelab.fly.mapping import EVOKED_GAIN, FixedMapping, default_mapping
 from wirelab.fly.options import MAPPING_GAINS, defaults_of
@@ -27,9 +30,6 @@ from wirelab.fly.stimulation.stimulate import StimulateConfig
 from wirelab.fly.taxis import study as taxis_study
 from wirelab.fly.taxis.cli import taxis_cmd
 from wirelab.fly.taxis.study import TaxisStudyConfig
-from wirelab.fly.choice import study as choice_study
-from wirelab.fly.choice.cli import choice_cmd
-from wirelab.fly.choice.study import ChoiceStudyConfig
 from wirelab.fly.turns import study as turns_study
 from wirelab.fly.turns.cli import turns_cmd
 from wirelab.fly.turns.study import TurnsConfig

@@ -9,8 +9,8 @@ from scipy.stats import ortho_group
 
 from wirelab.errors import UsageError
 from wirelab.reservoir.dynamics import Units
-from wirelab.reservoir.tasks import TASKS, Setup, run_plans
 from wirelab.reservoir.ridge import GRID, choose_lambda, edge_warnings, fit_readout
+from wirelab.reservoir.tasks import TASKS, Setup, run_plans
 from wirelab.reservoir.tasks.mackey_glass import FREE_GRID, validation_starts
 
 memory_capacity = TASKS.get("memory-capacity")  # each entry runs its task alone when called
