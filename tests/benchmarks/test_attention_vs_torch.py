@@ -4,13 +4,11 @@ JSON line with a number, and each case's ratio is against the fastest of them.""
 from __future__ import annotations
 
 import importlib.util
-import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from tests.benchmarks import run_benchmark
 
 pytest.importorskip("torch")
 
@@ -26,15 +24,7 @@ CASES = {
 
 @pytest.fixture(scope="module")
 def result() -> dict:
-    env = {**os.environ, "OMP_NUM_THREADS": "1"}
-    proc = subprocess.run(
-        [sys.executable, "benchmarks/attention_vs_torch.py", "--tiny", "--threads", "1"],
-        cwd=REPO, env=env, capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
-    assert proc.returncode == 0, proc.stderr
-    lines = proc.stdout.strip().splitlines()
-    assert len(lines) == 1, proc.stdout
-    return json.loads(lines[0])
+    return run_benchmark("attention_vs_torch.py", "--tiny", "--threads", "1", timeout=120)
 
 
 @pytest.mark.parametrize("case", sorted(CASES))

@@ -3,16 +3,11 @@
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-from pathlib import Path
-
 import pytest
 
+from tests.benchmarks import run_benchmark
 from wirelab.fly.envs import fly_python
 
-REPO = Path(__file__).resolve().parents[2]
 FLY = fly_python()
 pytestmark = pytest.mark.skipif(
     FLY is None, reason="needs the fly environment (.venv-fly, flygym 2: make fly-env)"
@@ -20,15 +15,8 @@ pytestmark = pytest.mark.skipif(
 
 
 def _run(script: str, *args: str) -> dict:
-    env = {**os.environ, "OMP_NUM_THREADS": "1", "MUJOCO_GL": "osmesa"}
-    proc = subprocess.run(
-        [str(FLY), f"benchmarks/{script}", *args],
-        cwd=REPO, env=env, capture_output=True, text=True, timeout=300,
-    )  # fmt: skip
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    lines = proc.stdout.strip().splitlines()
-    assert len(lines) == 1, proc.stdout
-    return json.loads(lines[0])
+    assert FLY is not None
+    return run_benchmark(script, *args, python=FLY)
 
 
 def test_fly_bodies_names_every_body_configuration() -> None:

@@ -5,20 +5,15 @@ outputs agree with wirelab's, and the torchlogix ratio is computed from those fi
 from __future__ import annotations
 
 import importlib.util
-import json
-import os
 import shutil
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
+from tests.benchmarks import run_benchmark
 from tests.conftest import requires_mnist
 
 pytest.importorskip("torch")
 
-REPO = Path(__file__).resolve().parents[2]
 # torchlogix 0.2.2 does not import plainly on Python 3.11 (its circuit.py needs 3.12): look it up.
 pytestmark = [
     requires_mnist,
@@ -33,15 +28,7 @@ PEERS = ["torch_hard", "torchlogix_compiled"]
 
 @pytest.fixture(scope="module")
 def result() -> dict:
-    env = {**os.environ, "OMP_NUM_THREADS": "1", "NUMBA_NUM_THREADS": "1"}
-    proc = subprocess.run(
-        [sys.executable, "benchmarks/logic_inference.py", "--tiny"],
-        cwd=REPO, env=env, capture_output=True, text=True, timeout=240,
-    )  # fmt: skip
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    lines = proc.stdout.strip().splitlines()
-    assert len(lines) == 1, proc.stdout
-    return json.loads(lines[0])
+    return run_benchmark("logic_inference.py", "--tiny", timeout=240)
 
 
 def test_every_peer_has_a_figure(result: dict) -> None:

@@ -5,8 +5,6 @@ configuration or refused with a reason, never against a weaker one."""
 from __future__ import annotations
 
 import importlib.util
-import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -14,6 +12,7 @@ from types import ModuleType
 
 import pytest
 
+from tests.benchmarks import run_benchmark
 from tests.conftest import requires_mnist
 
 pytest.importorskip("torch")
@@ -38,15 +37,7 @@ def bench() -> ModuleType:
 
 @pytest.fixture(scope="module")
 def result() -> dict:
-    env = {**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "NUMBA_NUM_THREADS": "1"}
-    proc = subprocess.run(
-        [sys.executable, "benchmarks/logic_time_to_accuracy.py", "--tiny"],
-        cwd=REPO, env=env, capture_output=True, text=True, timeout=300,
-    )  # fmt: skip
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    lines = proc.stdout.strip().splitlines()
-    assert len(lines) == 1, proc.stdout
-    return json.loads(lines[0])
+    return run_benchmark("logic_time_to_accuracy.py", "--tiny", timeout=300)
 
 
 @requires_mnist

@@ -5,19 +5,14 @@ line, and both ratios are against the fastest configuration."""
 from __future__ import annotations
 
 import importlib.util
-import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
+from tests.benchmarks import run_benchmark
 from tests.conftest import requires_mnist
 
 pytest.importorskip("torch")
 
-REPO = Path(__file__).resolve().parents[2]
 # torchlogix 0.2.2 does not import plainly on Python 3.11 (its circuit.py needs 3.12): look it up.
 pytestmark = [
     requires_mnist,
@@ -31,15 +26,7 @@ PARAMETRIZATIONS = ["raw", "warp", "light"]
 
 @pytest.fixture(scope="module")
 def result() -> dict:
-    env = {**os.environ, "OMP_NUM_THREADS": "1", "NUMBA_NUM_THREADS": "1"}
-    proc = subprocess.run(
-        [sys.executable, "benchmarks/logic_train_vs_torchlogix.py", "--tiny", "--threads", "1"],
-        cwd=REPO, env=env, capture_output=True, text=True, timeout=180,
-    )  # fmt: skip
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    lines = proc.stdout.strip().splitlines()
-    assert len(lines) == 1, proc.stdout
-    return json.loads(lines[0])
+    return run_benchmark("logic_train_vs_torchlogix.py", "--tiny", "--threads", "1", timeout=180)
 
 
 def test_every_peer_configuration_has_a_figure(result: dict) -> None:

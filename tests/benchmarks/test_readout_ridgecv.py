@@ -3,34 +3,20 @@ its JSON line with both sides' scores, times and lambdas, and the verdicts follo
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
 
+from tests.benchmarks import run_benchmark
 from tests.conftest import requires_larva
 
 pytest.importorskip("sklearn")
 
-REPO = Path(__file__).resolve().parents[2]
 TASKS = ["memory-capacity", "narma10", "mackey-glass", "lorenz", "decision"]
 NETWORKS = ["connectome", "degree", "random-esn"]
 
 
 @pytest.fixture(scope="module")
 def result() -> dict:
-    env = {**os.environ, "OMP_NUM_THREADS": "1"}
-    proc = subprocess.run(
-        [sys.executable, "benchmarks/readout_ridgecv.py", "--tiny"],
-        cwd=REPO, env=env, capture_output=True, text=True, timeout=300,
-    )  # fmt: skip
-    assert proc.returncode == 0, proc.stderr
-    lines = proc.stdout.strip().splitlines()
-    assert len(lines) == 1, proc.stdout
-    return json.loads(lines[0])
+    return run_benchmark("readout_ridgecv.py", "--tiny", timeout=300)
 
 
 @requires_larva

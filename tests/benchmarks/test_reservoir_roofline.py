@@ -3,30 +3,16 @@ and the engine's figures are in its JSON line, and the limit is bytes over bandw
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
 
-pytest.importorskip("torch")
+from tests.benchmarks import run_benchmark
 
-REPO = Path(__file__).resolve().parents[2]
+pytest.importorskip("torch")
 
 
 @pytest.fixture(scope="module")
 def result() -> dict:
-    env = {**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
-    proc = subprocess.run(
-        [sys.executable, "benchmarks/memory_roofline.py", "--tiny"],
-        cwd=REPO, env=env, capture_output=True, text=True, timeout=300,
-    )  # fmt: skip
-    assert proc.returncode == 0, proc.stderr
-    lines = proc.stdout.strip().splitlines()
-    assert len(lines) == 1, proc.stdout
-    return json.loads(lines[0])
+    return run_benchmark("memory_roofline.py", "--tiny", timeout=300)
 
 
 def test_bytes_model(result: dict) -> None:

@@ -4,32 +4,19 @@ named as refused with the reason; the ratio is against the faster configuration.
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
+
+from tests.benchmarks import run_benchmark
 
 pytest.importorskip("reservoirpy")
 
-REPO = Path(__file__).resolve().parents[2]
 PEERS = ["reservoirpy_numpy", "reservoirpy_jax"]
 FIGURES = ["cpu_s", "reservoir_cpu_s", "readout_cpu_s", "ratio", "max_abs_state_diff"]
 
 
 @pytest.fixture(scope="module")
 def result() -> dict:
-    env = {**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
-    proc = subprocess.run(
-        [sys.executable, "benchmarks/reservoir_study.py", "--tiny"],
-        cwd=REPO, env=env, capture_output=True, text=True, timeout=300,
-    )  # fmt: skip
-    assert proc.returncode == 0, proc.stderr
-    lines = proc.stdout.strip().splitlines()
-    assert len(lines) == 1, proc.stdout
-    return json.loads(lines[0])
+    return run_benchmark("reservoir_study.py", "--tiny", timeout=300)
 
 
 @pytest.mark.parametrize("peer", PEERS)

@@ -4,17 +4,12 @@ capacity parity) is in its JSON line with a figure."""
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
+
+from tests.benchmarks import run_benchmark
 
 pytest.importorskip("reservoirpy")
 
-REPO = Path(__file__).resolve().parents[2]
 FIGURES = [
     "single_reservoirpy_steps_per_s",
     "single_wirelab_scipy_steps_per_s",
@@ -31,15 +26,7 @@ FIGURES = [
 
 @pytest.fixture(scope="module")
 def result() -> dict:
-    env = {**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
-    proc = subprocess.run(
-        [sys.executable, "benchmarks/reservoir_vs_reservoirpy.py", "--tiny"],
-        cwd=REPO, env=env, capture_output=True, text=True, timeout=300,
-    )  # fmt: skip
-    assert proc.returncode == 0, proc.stderr
-    lines = proc.stdout.strip().splitlines()
-    assert len(lines) == 1, proc.stdout
-    return json.loads(lines[0])
+    return run_benchmark("reservoir_vs_reservoirpy.py", "--tiny", timeout=300)
 
 
 @pytest.mark.parametrize("name", FIGURES)

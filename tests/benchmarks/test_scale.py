@@ -4,25 +4,11 @@ in docs/scale.md, and the cost model's fields."""
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
-from pathlib import Path
-
-REPO = Path(__file__).resolve().parents[2]
+from tests.benchmarks import run_benchmark
 
 
 def test_the_brain_study_names_its_figures() -> None:
-    env = {**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
-    proc = subprocess.run(
-        [sys.executable, "benchmarks/scale.py", "brain", "--tiny"],
-        cwd=REPO, env=env, capture_output=True, text=True, timeout=300,
-    )  # fmt: skip
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    lines = proc.stdout.strip().splitlines()
-    assert len(lines) == 1, proc.stdout
-    row = json.loads(lines[0])
+    row = run_benchmark("scale.py", "brain", "--tiny", timeout=300)
     assert row["study"] == "brain" and row["tiny"] is True
     assert (row["neurons"], row["edges"]) == (2000, 40000)
     assert "--outputs descending" in row["command"] and "--connectome" in row["command"]
