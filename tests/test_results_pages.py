@@ -173,23 +173,27 @@ def test_reservoir_cross_species_table(name: str) -> None:
     assert missing == [], f"{name}: rows not in docs/results/reservoir.md"
 
 
-def test_reservoir_larva_both_null_kinds() -> None:
-    """The 20-and-20 study's memory-capacity row, and the README's figures from it."""
-    s = load("reservoir/xspecies/larva-all.summary.json")["summary_by_null_model"]
-    d, e = s["degree"]["memory-capacity"], s["random-esn"]["memory-capacity"]
-    row = (
-        f"| memory-capacity (MC) | {g3(d['connectome'])} ({d['best_alpha']:.1f}) "
-        f"| {g3(d['null_mean'])} +- {d['null_std']:.2g} | {d['p_value']:.2f} "
-    )
-    assert row in page("reservoir.md")
-    assert f"| {g3(e['null_mean'])} +- {e['null_std']:.2g} | {e['p_value']:.2f} |" in page(
-        "reservoir.md"
-    )
-    assert (
-        f"{g3(d['connectome'])} vs {g3(d['null_mean'])} +- {d['null_std']:.2g} "
-        f"(p = {d['p_value']:.2f})"
-    ) in readme()
-    assert f"{g3(e['null_mean'])} +- {e['null_std']:.2g}" in readme()
+def test_reservoir_larva_99_nulls_of_each_family() -> None:
+    """The larva against 99 plain, 99 boundary-preserving and 99 random-ESN nulls: its table and
+    the README's figures from it."""
+    m = load("reservoir/larva-mc-99/metrics.json")["summary_by_null_model"]
+    text = page("reservoir.md")
+    words = {"degree": "degree-preserving", "degree-boundary": "boundary-preserving"}
+    for kind, name in {**words, "random-esn": "random ESN"}.items():
+        f = m[kind]["memory-capacity"]
+        assert f["n_nulls"] == 99
+        row = (
+            f"| {name} | {g3(f['connectome'])} ({f['best_alpha']:.1f}) | {g3(f['null_mean'])} "
+            f"+- {g3(f['null_std'])} | {f['p_value']:.2f} | {f['z']:+.1f} "
+            f"| {f['p_value_own_best_alpha']:.2f} |"
+        )
+        assert row in text, kind
+    d, b = m["degree"]["memory-capacity"], m["degree-boundary"]["memory-capacity"]
+    e = m["random-esn"]["memory-capacity"]
+    assert f"memory capacity {g3(d['connectome'])} against 99 degree-preserving" in readme()
+    for f in (d, b):
+        assert f"{g3(f['null_mean'])} +- {g3(f['null_std'])} (p = {f['p_value']:.2f})" in readme()
+    assert f"{g3(e['null_mean'])} +- {g3(e['null_std'])}" in readme()
 
 
 def test_reservoir_default_study_time() -> None:
