@@ -237,3 +237,11 @@ def test_fly_taxis_flygym2() -> None:
         assert cell in text, c["condition"]
     best = m["success_rate"]
     assert re.search(rf"\b{best:.2f} \(19/20\)", readme())
+
+
+def test_celegans_both_null_families_in_the_readme() -> None:
+    m = load("reservoir/herm-families/metrics.json")["summary_by_null_model"]
+    d, b = m["degree"]["mackey-glass"], m["degree-boundary"]["mackey-glass"]
+    assert f"NRMSE: {d['connectome']:.3g} against 10 degree-preserving" in readme()
+    for f in (d, b):
+        assert f"{f['null_mean']:.3g} +- {f['null_std']:.3g} (p = {f['p_value']:.2f})" in readme()
