@@ -9,47 +9,31 @@ per-neuron bias U[-0.2, 0.2], seed 0.
 - wirelab: per network, `tasks.run_plans`: every task's sequences at every gain as columns of one
   sparse product per step (`engine.run_blocks`, ``product="auto"``: MKL's sparse product through
   torch with numpy's update, float64 states).
-- reservoirpy, two peer configurations (``peers``), the same task plans (inputs, readout fitting
-  with the same CV and lambda grid, scoring), every block of input sequences run the way a
-  reservoirpy user runs it: one node per network, gain and input layout (``W`` given as
-  ``alpha * W.T`` because reservoirpy computes ``W @ x``), ``run`` on each task's sequences,
-  free-running segments step by step with ``step(readout(x))``, float64:
-  ``reservoirpy_numpy``: ``reservoirpy.nodes.Reservoir`` (scipy CSR ``W``), trials one series
-  at a time; ``reservoirpy_jax``: ``reservoirpy.jax.nodes.Reservoir`` (its JAX backend, since
-  0.4.1), float64 through ``jax_enable_x64`` (without it JAX silently computes float32), ``W``
-  in the fastest of BCOO, BCSR and dense on this graph (``reservoirpy_jax_ms_per_step``: each
-  format timed on the connectome before the study), sequences from rest as one batch
-  (``run`` on ``(B, T, K)``, a ``lax.map``). When JAX does not import, ``refused`` says why in
-  one line and the ratio is against the NumPy backend alone. The process is pinned to one core
-  (XLA's CPU threads are not reached by threadpoolctl; the figures are CPU time).
+- reservoirpy, two peer configurations (``peers``) on the same task plans (inputs, readout
+  fitting, scoring), each block run as a reservoirpy user runs it: one node per network, gain
+  and input layout (``W`` given as ``alpha * W.T``: reservoirpy computes ``W @ x``), ``run`` on
+  each task's sequences, free runs step by step with ``step(readout(x))``, float64.
+  ``reservoirpy_numpy``: ``reservoirpy.nodes.Reservoir`` (scipy CSR), one series at a time;
+  ``reservoirpy_jax``: ``reservoirpy.jax.nodes.Reservoir`` with ``jax_enable_x64`` (else JAX
+  computes float32), ``W`` in the fastest of BCOO, BCSR and dense, each timed on the connectome
+  first (``reservoirpy_jax_ms_per_step``), sequences from rest as one ``(B, T, K)`` batch. When
+  JAX does not import, ``refused`` says why in one line and the ratio is against NumPy alone.
+  The process is pinned to one core (threadpoolctl does not reach XLA's threads; CPU time).
 
-Every side fits the readouts with the same code on float64 states; ``ratio`` is the whole
-study's CPU time (reservoirs and readouts) of the faster reservoirpy configuration (``vs``) over
-wirelab's, beside the two parts (``reservoir_ratio``; each peer's ``*_cpu_s``). Prints one JSON
-line with the load average; ``--tiny`` runs every task at a few hundred steps, no nulls, one
-gain (the test of the JSON's peers).
+Every side fits the readouts with the same code on float64 states; ``ratio``: the whole study's
+CPU time of the faster reservoirpy configuration (``vs``) over wirelab's (``reservoir_ratio``
+and each peer's ``*_cpu_s`` beside it). One JSON line with the load average; ``--tiny``: every
+task at a few hundred steps, no nulls, one gain.
 
-Agreement (the meaningful comparison): ``max_abs_state_diff`` is the largest difference between
-the two sides' recorded states of the first round (every task's teacher-forced run, every
-network and gain), the engines' own agreement: about 1e-15 (float64 sums in another order).
-``max_rel_score_diff`` is the largest relative difference per score (each task's metrics, the
-Mackey-Glass free run included) with the network, gain and each side's chosen lambda. Measured
-(2 nulls x 3 gains, load 2.3): Lorenz 2.4e-4, memory capacity 5e-5, NARMA-10 2e-6, the free run
-8e-15, decision 0; the large difference is the one-step Mackey-Glass NRMSE (0.676 here, 0.735
-when issue 32 was filed): second degree null, alpha 2.0, wirelab 0.00399 vs reservoirpy 0.01234,
-from states equal to 2e-16. Its cause is the readout, not the engines: the standardised states
-there have condition number 6e13 (their covariance's: 4e27, beyond double precision), and the
-3-fold CV error is flat to three digits (5.71e-5) for every lambda from 1e-12 to 1e-9, so the
-argmin among the plateau is decided by rounding: wirelab's CV picked 1e-10, reservoirpy's
-3.2e-12. Below 1e-11 the ridge solution is rounding-dominated (held-out NRMSE at 3.2e-12: 0.0030
-on wirelab's states, 0.0123 on reservoirpy's; at 1e-10: 0.00399 on both). The free runs (lambda
-1e4) agree to 1e-14. A CV rule that takes the largest lambda whose error is within a small
-tolerance of the minimum would remove this (a change to `tasks.fitting.choose_lambda`, i.e. to
-every task's scores, left to the readout's owner); the engines' agreement is
-``max_abs_state_diff``.
+Agreement: ``max_abs_state_diff``, the largest difference between the sides' recorded states of
+the first round (every teacher-forced run, network and gain), about 1e-15 (float64 sums in
+another order); ``max_rel_score_diff``, per score the largest relative difference with its
+network, gain and each side's lambda. Where the states are near-singular (one-step Mackey-Glass
+at high gain, condition number ~6e13) the CV error is flat over the smallest lambdas and
+rounding sets the held-out score: differences of a few percent there are the readout's, not the
+engines' (`wirelab.reservoir.ridge.choose_lambda` takes the largest lambda within `CV_TOL`).
 
-Run: ``WIRELAB_DATA_DIR=DATA python benchmarks/reservoir_study.py`` (DATA: the offline data
-directory; ``pip install reservoirpy==0.4.2``, the bench extra).
+Run: ``WIRELAB_DATA_DIR=DATA python benchmarks/reservoir_study.py`` (``make bench`` first).
 """
 
 from __future__ import annotations
