@@ -147,6 +147,11 @@ def resolve(cfg: TrainConfig) -> TrainConfig:
         raise UsageError(f"bad configuration: {exc}") from None
     cfg.validate()
     spec = model_spec(cfg)
+    if cfg.connection_tau_end is not None and spec.connections == "dirac":
+        raise UsageError(
+            "connection_tau_end anneals learned, topk and dirac-k connections; "
+            "'dirac' is a plain softmax (its fixed temperature: connection_tau)"
+        )
     cfg.model = spec.to_dict()
     check_dense_memory(list(spec.dense), cfg.batch_size, spec.gate_param)
     return cfg

@@ -1,9 +1,10 @@
 """The logic networks' training sets: images in [0, 1] (float32), class subsets, a validation split.
 
-`TRAINING_SETS` is the one list of them (a `wirelab.registry.Registry` of `TrainingSet`): its
-names are ``wirelab logic train --dataset``'s choices, and each entry knows its class count and
-image shape without loading anything, and how to load its train and test images. (The files
-behind them, e.g. MNIST's, are the checksummed `wirelab.data.DATASETS`.)
+`TRAINING_SETS` is the one list of them (a `wirelab.registry.Registry` of `TrainingSet`; with
+``mnist-q75``, MNIST encoded one bit a pixel by each image's own 0.75-quantile,
+`wirelab.logic.quantile`): its names are ``wirelab logic train --dataset``'s choices, and each
+entry knows its class count and image shape without loading anything, and how to load its train
+and test images. (The files behind them, e.g. MNIST's, are the checksummed `wirelab.data.DATASETS`.)
 
 The validation split is drawn from the training set with the run's seed, so early stopping and
 model selection never look at the test set.
@@ -17,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from wirelab.errors import MissingDataError, UsageError
+from wirelab.logic.quantile import QUANTILE, quantile_bits
 from wirelab.registry import Registry
 
 Arrays = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]  # x_train, y_train, x_test, y_test
@@ -56,11 +58,28 @@ def _digits() -> Arrays:
     return img[tr], d.target[tr], img[te], d.target[te]
 
 
+def quantile_set(base: TrainingSet, q: float = QUANTILE) -> TrainingSet:
+    """``base`` with every image (train and test) encoded one bit a pixel by its own
+    ``q``-quantile (`wirelab.logic.quantile.quantile_bits`)."""
+    load = base.load
+
+    def _load() -> Arrays:
+        xtr, ytr, xte, yte = load()
+        return quantile_bits(xtr, q), ytr, quantile_bits(xte, q), yte
+
+    return TrainingSet(base.classes, base.shape, _load)
+
+
 TRAINING_SETS = Registry[TrainingSet]("logic training set")
 TRAINING_SETS.add(
     "mnist", TrainingSet(10, (28, 28), _mnist), "MNIST, 60,000 + 10,000 28 x 28 digits"
 )
 TRAINING_SETS.add("digits", TrainingSet(10, (8, 8), _digits), "scikit-learn's 8 x 8 digits")
+TRAINING_SETS.add(
+    "mnist-q75",
+    quantile_set(TRAINING_SETS.get("mnist")),
+    "MNIST, one bit a pixel: 1 above the image's own 0.75-quantile (`wirelab.logic.quantile`)",
+)
 """The logic networks' training sets by name (``--dataset``): `TrainingSet` entries."""
 
 

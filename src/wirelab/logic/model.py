@@ -5,11 +5,13 @@ A spec is a `wirelab.logic.spec.ModelSpec`, or its dict form (the ``model`` tabl
     {"input_shape": [28, 28], "binarize": "fixed" | "thermometer", "levels": 1, "threshold": 0.5,
      "crop": null | 20, "prune": 0.0, "inputs": "binary" | "real", "input_bits": null | [...],
      "conv": [{"channels": 16, "kernel": 3, "depth": 3, "pool": true}, ...],   # optional
-     "dense": [8000, 8000], "connections": "unique" | "random" | "learned" | "topk",
+     "dense": [8000, 8000],
+     "connections": "unique" | "random" | "learned" | "topk" | "dirac" | "dirac-k",
      "candidates": 16, "connection_tau": 1.0,       # learned connections (`wirelab.logic.learned`)
      "rewire_every": 100,                           # topk: re-select (`wirelab.logic.topk`)
      "gate_param": "softmax" | "light",             # 16 logits or 4 truth-table logits per gate
-     "init": "residual", "classes": 10, "tau": 10.0, "seed": 0}
+     "init": "residual", "classes": 10, "tau": 10.0, "seed": 0,
+     "group_tau": "fixed" | "adaptive"}             # `wirelab.logic.adaptive_tau`
 
 `ModelSpec` fills in every default, so a spec alone rebuilds the same network. The
 input encoding (`wirelab.logic.inputs`): raw features ``(B, F)`` -> bits ``(B, F * T)`` -> the
@@ -24,6 +26,7 @@ scores ``(B, classes)``; ``mode`` is ``soft`` (training relaxation), ``st`` (str
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -31,7 +34,10 @@ import torch
 from torch import nn
 
 from wirelab.errors import UsageError
+from wirelab.logic.adaptive_tau import AdaptiveGroupSum
 from wirelab.logic.conv import LogicConv2d, OrPool2d
+from wirelab.logic.dirac import WholeInputLogicDense
+from wirelab.logic.dirac_k import DiracCandidatesDense
 from wirelab.logic.discrete import DiscreteLayer, DiscreteLogicNet
 from wirelab.logic.gates import NAMES, PASS_A, PASS_B
 from wirelab.logic.inputs import SpecLike, input_selection, make_binarize
@@ -92,11 +98,11 @@ class LogicNet(nn.Module):
         if not s.dense and not s.conv:
             raise UsageError("a model needs at least one logic layer")
         self.layers = nn.ModuleList(layers)
-        self.head = GroupSum(s.classes, s.tau)
-        if width % self.head.k:
+        if width % s.classes:
             raise UsageError(
-                f"the last layer's {width} gates do not split into {self.head.k} classes"
+                f"the last layer's {width} gates do not split into {s.classes} classes"
             )
+        self.head: GroupSum | AdaptiveGroupSum = HEADS[s.group_tau](s, width)
 
     @property
     def num_classes(self) -> int:
@@ -155,8 +161,29 @@ def _fixed(s: ModelSpec, width: int, n: int, seed: int) -> nn.Module:
     return LogicDense(width, n, s.connections, s.init, seed, gate_param=s.gate_param)
 
 
+def _dirac(s: ModelSpec, width: int, n: int, seed: int) -> nn.Module:
+    return WholeInputLogicDense(width, n, s.connection_tau, s.init, seed, gate_param=s.gate_param)
+
+
+def _dirac_k(s: ModelSpec, width: int, n: int, seed: int) -> nn.Module:
+    tau, k = s.connection_tau, s.candidates
+    return DiracCandidatesDense(width, n, k, tau, s.init, seed, gate_param=s.gate_param)
+
+
 # connections -> dense layer builder (spec, input width, gates, seed)
-DENSE_LAYERS = {"random": _fixed, "unique": _fixed, "learned": _learned, "topk": _topk}
+DENSE_LAYERS = {
+    "random": _fixed,
+    "unique": _fixed,
+    "learned": _learned,
+    "topk": _topk,
+    "dirac": _dirac,
+    "dirac-k": _dirac_k,
+}
+# group_tau -> GroupSum head builder (spec, last layer's width)
+HEADS: dict[str, Callable[[ModelSpec, int], GroupSum | AdaptiveGroupSum]] = {
+    "fixed": lambda s, width: GroupSum(s.classes, s.tau),
+    "adaptive": lambda s, width: AdaptiveGroupSum(s.classes, width),
+}
 
 
 def _dense(s: ModelSpec, width: int, n: int, seed: int) -> nn.Module:

@@ -6,8 +6,8 @@ every default, type and range lives here, and nowhere else:
 
     input_shape (H, W) -> binarize ("fixed" at threshold, or "thermometer" with levels)
       -> crop / prune / input_bits (the bits the first layer reads) -> conv blocks
-      -> dense widths (connections "unique" | "random" | "learned" | "topk")
-      -> GroupSum(classes, tau)
+      -> dense widths (connections "unique" | "random" | "learned" | "topk" | "dirac" | "dirac-k")
+      -> GroupSum(classes, tau), or its adaptive tau (group_tau)
 
 `wirelab.logic.config.resolve` fills in the data-dependent fields (``input_shape`` and
 ``classes`` from the dataset, ``seed`` from the run), `wirelab.logic.inputs` reads the input
@@ -41,9 +41,10 @@ __all__ = [
 CHOICES: dict[str, tuple[str, ...]] = {
     "binarize": ("fixed", "thermometer"),
     "inputs": ("binary", "real"),
-    "connections": ("random", "unique", "learned", "topk"),
+    "connections": ("random", "unique", "learned", "topk", "dirac", "dirac-k"),
     "gate_param": ("softmax", "light"),
     "init": ("gaussian", "residual"),
+    "group_tau": ("fixed", "adaptive"),
 }
 
 
@@ -113,9 +114,11 @@ class ModelSpec:
     by pruning; ``None``: all, or the crop); ``conv`` `ConvBlock` s; ``dense`` gates per dense
     layer; ``connections`` their wiring (``unique``/``random`` fixed, ``learned`` among
     ``candidates`` wires per input at softmax temperature ``connection_tau``, ``topk`` over all
-    wires, re-selected every ``rewire_every`` steps); ``gate_param`` ``softmax`` (16 logits per
-    gate) or ``light`` (4); ``init`` ``gaussian`` or ``residual``; ``classes`` and ``tau`` of the
-    GroupSum head; ``seed`` of the wiring and initial weights.
+    wires, re-selected every ``rewire_every`` steps, ``dirac`` a softmax over every wire started
+    on one, ``dirac-k`` the same over ``candidates`` wires chosen at init); ``gate_param``
+    ``softmax`` (16 logits per gate) or ``light`` (4); ``init`` ``gaussian`` or ``residual``;
+    ``classes`` and ``tau`` of the GroupSum head, ``group_tau`` ``fixed`` (``tau``) or
+    ``adaptive`` (`wirelab.logic.adaptive_tau`); ``seed`` of the wiring and initial weights.
     """
 
     input_shape: tuple[int, ...] = (28, 28)
@@ -136,6 +139,7 @@ class ModelSpec:
     init: str = "gaussian"
     classes: int = 10
     tau: float = 5.0
+    group_tau: str = "fixed"
     seed: int = 0
 
     def __post_init__(self) -> None:
@@ -213,7 +217,8 @@ class ModelSpec:
 DEFAULT_SPEC: dict[str, Any] = ModelSpec().to_dict()
 # keys added after the first checkpoints were written: a saved spec without them used these
 ADDED_DEFAULTS = {
-    k: DEFAULT_SPEC[k] for k in ("candidates", "connection_tau", "gate_param", "rewire_every")
+    k: DEFAULT_SPEC[k]
+    for k in ("candidates", "connection_tau", "gate_param", "rewire_every", "group_tau")
 }
 
 

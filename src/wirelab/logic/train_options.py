@@ -68,6 +68,7 @@ MODEL_OPTIONS = (
     "gate_param",
     "init",
     "tau",
+    "group_tau",
 )
 
 
@@ -226,7 +227,8 @@ _OPTIONS: list[Callable[[F], F]] = [
         default=MODEL_DEFAULTS["connections"],
         show_default=True,
         help="learned: each gate input learns its wire among --candidates wires; topk: among all "
-        "wires of the layer input, reading the top --candidates.",
+        "wires of the layer input, reading the top --candidates; dirac: a softmax over all wires "
+        "started on one; dirac-k: the same over --candidates wires chosen at init.",
     ),
     click.option(
         "--rewire-every",
@@ -290,6 +292,13 @@ _OPTIONS: list[Callable[[F], F]] = [
         default=MODEL_DEFAULTS["tau"],
         show_default=True,
         help="GroupSum temperature.",
+    ),
+    click.option(
+        "--group-tau",
+        type=click.Choice(CHOICES["group_tau"]),
+        default=MODEL_DEFAULTS["group_tau"],
+        show_default=True,
+        help="adaptive: tau follows std(class sums) / 6 (wirelab.logic.adaptive_tau).",
     ),
     click.option(
         "--forward",
