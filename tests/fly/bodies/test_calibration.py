@@ -73,11 +73,22 @@ def test_flygym2_timestep_check_against_itself_is_exact(flygym2_ok: None) -> Non
 
 
 def test_flygym1_antennae_are_its_olfaction_sensors(flygym_ok: None) -> None:
-    """flygym 1.2.1: the stored calibration's antennae came from the same sensors."""
+    """flygym 1.2.1: its olfaction sensors sit about 1 mm ahead of the thorax (its fit gave
+    1.03 mm forward, 0.085 mm lateral), twice as far as flygym 2's funiculi (0.50 mm)."""
     a = measure_antennae(duration=0.05, body="flygym1")
-    stored = load_calibration()["kinematic"]
-    assert a["antenna_forward"] == pytest.approx(stored["antenna_forward"], abs=0.05)
-    assert a["antenna_lateral"] == pytest.approx(stored["antenna_lateral"], abs=0.02)
+    assert a["antenna_forward"] == pytest.approx(1.026, abs=0.05)
+    assert a["antenna_lateral"] == pytest.approx(0.085, abs=0.02)
+
+
+def test_the_stored_calibration_is_flygym2s(flygym2_ok: None) -> None:
+    """The kinematic body is calibrated on flygym 2, the default NeuroMechFly body: its stored
+    antennae are the ones flygym 2 reports."""
+    stored = load_calibration()
+    assert stored["measurement"]["body"] == "flygym"
+    a = measure_antennae(duration=0.05)
+    k = stored["kinematic"]
+    assert a["antenna_forward"] == pytest.approx(k["antenna_forward"], abs=0.05)
+    assert a["antenna_lateral"] == pytest.approx(k["antenna_lateral"], abs=0.02)
 
 
 @pytest.mark.skipif(
