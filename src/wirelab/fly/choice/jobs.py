@@ -21,6 +21,7 @@ import numpy as np
 from wirelab.data.connectomes import Connectome
 from wirelab.fly.choice.episode import test, train
 from wirelab.fly.choice.network import ChoiceNetwork, NetworkConfig, lateral_gains
+from wirelab.fly.choice.shortcuts import network_shortcuts
 from wirelab.fly.choice.task import ChoiceConfig, starts, summarize
 
 PLOTTED = 12  # test trials kept per condition for the trajectories plot
@@ -68,6 +69,9 @@ def network_job(setup: Setup, family: str | None, seed: int, swap: bool = False)
             for a, s, info in zip(ncfg.gains, scores, infos, strict=True)
         ],
         "paths": [_kept(ep.position, cfg.trials, j) for j in range(g)],
+        "shortcuts": network_shortcuts(
+            setup.con, weights, (ncfg.attractive_class, ncfg.aversive_class)
+        ),
         "seconds": {"build": t1 - t0, "train": t2 - t1, "test": t3 - t2, "total": t3 - t0},
     }
 

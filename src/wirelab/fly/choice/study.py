@@ -30,6 +30,7 @@ from wirelab.data.connectomes import Connectome, load_connectome
 from wirelab.errors import UsageError
 from wirelab.fly.choice.jobs import Setup, baseline_job, network_job
 from wirelab.fly.choice.network import NetworkConfig
+from wirelab.fly.choice.shortcuts import summarize as summarize_shortcuts
 from wirelab.fly.choice.stats import against_nulls, paired
 from wirelab.fly.choice.task import ChoiceConfig
 from wirelab.fly.limits import check_count, check_magnitude, check_seconds, check_seeds
@@ -153,6 +154,8 @@ def compare(results: dict[str, Any], config: ChoiceStudyConfig) -> dict[str, Any
         },
     }
     out["lateral"] = {k: v["lateral"] for k, v in results.items() if "lateral" in v}
+    if "shortcuts" in results.get("connectome", {}):
+        out["shortcuts"] = summarize_shortcuts(results)
     out["paired"] = {
         k: paired(
             conn[j]["success"], results[k]["by_gain"][j if k == "input-control" else 0]["success"]
