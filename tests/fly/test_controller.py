@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -152,3 +153,47 @@ def test_ridge_is_bitwise_the_former_fly_ridge(runs: int) -> None:
     np.testing.assert_array_equal(new.weight, old.weight)
     np.testing.assert_array_equal(new.bias, old.bias)
     assert best == old_best and scores == old_scores
+
+
+def test_null_names_round_trip_and_refuse_an_unknown_family() -> None:
+    from wirelab.fly.controller import null_name, parse_null
+
+    assert null_name("degree", 3) == "null-3"  # the name the fly studies have always used
+    assert null_name("degree-boundary", 3) == "null-degree-boundary-3"
+    for family in ("degree", "degree-boundary", "degree-noloops"):
+        assert parse_null(null_name(family, 7)) == (family, 7)
+    assert parse_null("row") is None and parse_null("mirror") is None
+    with pytest.raises(UsageError, match="unknown null model 'bogus'"):
+        parse_null("null-bogus-1")
+    with pytest.raises(UsageError, match="null-\\[<family>-\\]<seed>"):
+        parse_null("null-degree")
+
+
+@requires_larva
+def test_a_model_name_picks_the_null_family(larva: Connectome) -> None:
+    """``null-<seed>`` is the degree rewiring of that seed; ``null-degree-boundary-<seed>`` the
+    boundary-preserving one, a different matrix for the same seed; both keep every in- and
+    out-degree, and only the boundary null keeps every class-to-class edge count."""
+    from wirelab.fly.controller import model_weights
+    from wirelab.reservoir.nulls import NULLS, cell_classes
+
+    real = larva.matrix(list(larva.edge_type_names)).tocsr()
+    plain = model_weights("larva", "null-3")
+    boundary = model_weights("larva", "null-degree-boundary-3")
+    assert plain is not None and boundary is not None
+    assert (plain != NULLS.get("degree")(larva, 3)).nnz == 0
+    assert (boundary != NULLS.get("degree-boundary")(larva, 3)).nnz == 0
+    assert (plain != boundary).nnz > 0
+    labels, names = cell_classes(larva)
+    k = len(names)
+
+    def class_pairs(w: object) -> np.ndarray:
+        coo = sp.coo_matrix(w)
+        return np.bincount(labels[coo.row] * k + labels[coo.col], minlength=k * k)
+
+    for w in (plain, boundary):
+        b = sp.csr_matrix(w) != 0
+        assert np.array_equal(b.sum(axis=1).A1, (real != 0).sum(axis=1).A1)  # out-degrees
+        assert np.array_equal(b.sum(axis=0).A1, (real != 0).sum(axis=0).A1)  # in-degrees
+    assert np.array_equal(class_pairs(boundary), class_pairs(real))
+    assert not np.array_equal(class_pairs(plain), class_pairs(real))

@@ -21,7 +21,7 @@ experiments use (same objects, same numbers).
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
 
 import numpy as np
@@ -72,18 +72,51 @@ def cached_connectome(name: str) -> Connectome:
     return load_connectome(name)
 
 
-@cache
+NULL_PREFIX = "null-"  # every null model's name starts with it
+DEFAULT_NULL_FAMILY = "degree"  # ``null-<seed>``: the name the fly studies have always used
+
+
+def null_name(family: str, seed: int) -> str:
+    """The model name of the null of ``family`` (a `wirelab.reservoir.nulls.NULLS` name) with
+    ``seed``: ``null-<seed>`` for ``degree``, ``null-<family>-<seed>`` for any other family
+    (``null_name("degree-boundary", 3) == "null-degree-boundary-3"``); `parse_null` inverts it."""
+    if family == DEFAULT_NULL_FAMILY:
+        return f"{NULL_PREFIX}{seed}"
+    return f"{NULL_PREFIX}{family}-{seed}"
+
+
+def parse_null(model: str) -> tuple[str, int] | None:
+    """``(family, seed)`` of a null model's name (`null_name`), None for a name that is not a
+    null's (``row``, ``mirror``); a one-line `UsageError` for an unknown family."""
+    from wirelab.reservoir.nulls import NULLS
+
+    if not model.startswith(NULL_PREFIX):
+        return None
+    family, _, seed = model[len(NULL_PREFIX) :].rpartition("-")
+    if not seed.isdigit():
+        raise UsageError(f"a null model is null-[<family>-]<seed>, not {model!r}")
+    NULLS.get(family or DEFAULT_NULL_FAMILY)  # an unknown family: one line
+    return family or DEFAULT_NULL_FAMILY, int(seed)
+
+
+@lru_cache(maxsize=8)  # a study's jobs of one model come together: a few at a time suffice
 def model_weights(connectome: str, model: str) -> sp.spmatrix | None:
     """The recurrent ``(N, N)`` weights of the reservoir model named ``model``, built once per
-    process: ``mirror`` (the left-right mirrored connectome), ``null-i`` (a degree-preserving
-    rewiring, seed ``i``); None for any other name (the connectome's own weights)."""
-    from wirelab.reservoir.nulls import degree_preserving, mirrored
+    process while it is among the last 8 used: ``mirror`` (the left-right mirrored connectome),
+    a null (`parse_null`: ``null-<seed>``, a ``degree`` rewiring; ``null-<family>-<seed>``, the
+    `wirelab.reservoir.nulls.NULLS` family's null with that seed); None for any other name (the
+    connectome's own weights)::
+
+        model_weights("larva", "null-degree-boundary-3")  # (N, N) CSR [pre, post]
+    """
+    from wirelab.reservoir.nulls import NULLS, mirrored
 
     con = cached_connectome(connectome)
     if model == "mirror":
         return mirrored(con)
-    if model.startswith("null-"):
-        return degree_preserving(con, int(model.split("-")[1]))
+    null = parse_null(model)
+    if null is not None:
+        return NULLS.get(null[0])(con, null[1])
     return None
 
 
@@ -148,8 +181,9 @@ class ConnectomeController:
         """A controller for ``flies`` flies on a registered connectome (by name, loaded once
         per process) or a `Connectome`; ``batch = flies * mapping.networks_per_fly``.
 
-        ``model`` replaces the recurrent weights as the turn study does: ``"mirror"`` or
-        ``"null-<seed>"`` (`model_weights`; a registered connectome only).
+        ``model`` replaces the recurrent weights as the turn study does: ``"mirror"``,
+        ``"null-<seed>"`` or ``"null-<family>-<seed>"`` (`model_weights`; a registered
+        connectome only).
         """
         mapping = default_mapping() if mapping is None else mapping
         if flies < 1:
