@@ -30,6 +30,13 @@ TAXIS_CONDITIONS = {
     "input-only": "antenna inputs straight to the drive (no reservoir)",
     "mirror": "mirrored connectome",
 }
+CHOICE_CONDITIONS = {
+    "connectome": "connectome reservoir",
+    "input-control": "connectome with each cue fed into the other's sensory class",
+    "teacher": "teacher (the policy the readout imitates)",
+    "constant": "constant drive",
+    "merged": "both cues summed per side, no network",
+}
 SCORES = {  # a reservoir score's short name -> its name in words
     "MC": "memory capacity",
     "NRMSE": "normalised error (NRMSE)",
@@ -72,6 +79,12 @@ def taxis_condition(name: object) -> str:
     if numbered:
         return f"degree-preserving null {int(numbered.group(1)) + 1}"
     return _say(name, TAXIS_CONDITIONS)
+
+
+def choice_condition(name: object) -> str:
+    """A choice study's condition: ``input-control`` -> ``connectome with each cue fed into the
+    other's sensory class``; an unknown one quoted as code."""
+    return _say(name, CHOICE_CONDITIONS)
 
 
 def plain(name: object) -> str:

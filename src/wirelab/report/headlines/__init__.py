@@ -25,6 +25,7 @@ HEADLINES.add("fly-stimulate", f"{_H}.fly_stimulate:STIMULATE", "one-sided stimu
 HEADLINES.add("fly-taxis", f"{_H}.fly_taxis:TAXIS", "closed-loop odour taxis against baselines")
 HEADLINES.add("fly-lateralization", f"{_H}.fly_lateralization:LATERAL", "DN response by side")
 HEADLINES.add("fly-turns", f"{_H}.fly_turns:TURNS", "left, right and control flies over seeds")
+HEADLINES.add("fly-choice", f"{_H}.fly_choice:CHOICE", "two cues of opposite value vs nulls")
 HEADLINES.add("logic-train", f"{_H}.logic_train:LOGIC", "logic gate network: accuracy, FPGA fit")
 HEADLINES.add("logic-up5k", f"{_H}.logic_up5k:UP5K", "the whole classifier on one iCE40 UP5K")
 HEADLINES.add("attention-pooling", f"{_H}.attention_pooling:POOLING", "attention vs mean pooling")
