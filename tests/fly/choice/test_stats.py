@@ -36,3 +36,38 @@ def test_paired_comparison_counts_discordant_starts() -> None:
     assert paired([True] * 8, [False] * 8)["mcnemar_p"] == pytest.approx(2 / 2**8)
     with pytest.raises(ValueError):
         paired([True], [True, False])
+
+
+def test_outcomes_name_each_trials_first_event() -> None:
+    from wirelab.fly.choice.stats import outcomes
+
+    got = outcomes(
+        [True, False, False, False], [False, True, False, False], [False, False, True, False]
+    )
+    assert got == ["goal", "contact", "left", "time"]
+    with pytest.raises(ValueError, match="one first event"):
+        outcomes([True], [True], [False])
+
+
+def test_per_start_counts_same_outcomes_and_same_successes() -> None:
+    from wirelab.fly.choice.stats import per_start
+
+    kin = {
+        "success": [True, True, False, False, False],
+        "contact": [False, False, True, False, False],
+        "left_arena": [False, False, False, True, False],
+    }
+    fly = {
+        "success": [True, False, False, False, True],
+        "contact": [False, False, False, False, False],
+        "left_arena": [False, True, True, True, False],
+    }
+    p = per_start(kin, fly)
+    assert p["kinematic"] == ["goal", "goal", "contact", "left", "time"]
+    assert p["flygym"] == ["goal", "left", "left", "left", "goal"]
+    # same outcome: starts 0 (goal) and 3 (left); same success also 2 (contact vs left: failed)
+    assert p["same_outcome"] == 2 and p["same_success"] == 3 and p["starts"] == 5
+    assert p["same_outcome_rate"] == pytest.approx(0.4)
+    assert p["success"]["a_only"] == 1 and p["success"]["b_only"] == 1
+    with pytest.raises(ValueError, match="same starts"):
+        per_start(kin, {k: v[:4] for k, v in fly.items()})

@@ -11,13 +11,18 @@ Paired per start (the same starts for every condition): ``a_only`` starts where 
 succeeded and B did not, ``b_only`` the reverse; the exact two-sided McNemar p is the binomial
 test of ``a_only`` among ``a_only + b_only`` at 1/2.
 
+The same start on two bodies (`per_start`, kinematic vs flygym): each trial's outcome is the first
+event, ``goal``, ``contact``, ``left`` (the arena) or ``time`` (`outcomes`); ``same_outcome``
+counts the starts with the same outcome on both, ``same_success`` those whose success or failure
+is the same (the taxis study's "same outcome per start"), ``success`` is `paired` of the two.
+
     rank_p(0.5, [0.4, 0.5, 0.6]) == 0.75
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -49,6 +54,41 @@ def against_nulls(observed: float, nulls: Sequence[float]) -> dict[str, Any]:
         "z": (observed - mean) / sd if sd > 0 else None,
         "difference": observed - mean if s.size else None,
         "cohens_h": cohens_h(observed, mean) if s.size else None,
+    }
+
+
+OUTCOMES = ("goal", "contact", "left", "time")
+
+
+def outcomes(success: Sequence[bool], contact: Sequence[bool], left: Sequence[bool]) -> list[str]:
+    """Per trial the first event (`OUTCOMES`): ``outcomes([True, False], [False, False],
+    [False, True]) == ["goal", "left"]``; at most one flag may be set per trial."""
+    rows = list(zip(success, contact, left, strict=True))
+    if any(sum(map(bool, r)) > 1 for r in rows):
+        raise ValueError("a trial has one first event: goal, contact or left")
+    return [OUTCOMES[[*map(bool, r), True].index(True)] for r in rows]
+
+
+def per_start(
+    kin: Mapping[str, Sequence[bool]], fly: Mapping[str, Sequence[bool]]
+) -> dict[str, Any]:
+    """One condition's starts on the kinematic body ``kin`` and on flygym ``fly`` (``success``,
+    ``contact``, ``left_arena`` lists each, the same starts in the same order) compared per
+    start (module docstring)."""
+    oa = outcomes(kin["success"], kin["contact"], kin["left_arena"])
+    ob = outcomes(fly["success"], fly["contact"], fly["left_arena"])
+    if len(oa) != len(ob):
+        raise ValueError("per-start comparisons need the same starts")
+    same = sum(x == y for x, y in zip(oa, ob, strict=True))
+    succ = paired(kin["success"], fly["success"])
+    return {
+        "kinematic": oa,
+        "flygym": ob,
+        "same_outcome": same,
+        "same_success": succ["both"] + succ["neither"],
+        "starts": len(oa),
+        "same_outcome_rate": same / len(oa) if oa else None,
+        "success": succ,  # a_only: the kinematic body alone succeeded
     }
 
 
