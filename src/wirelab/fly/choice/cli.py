@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import Any
 
 import click
 
 from wirelab.cli_options import FINITE_FLOAT, comma_list, finite_float, out_option
 from wirelab.errors import UsageError
 from wirelab.fly.choice.network import READOUTS, RESPONSES, NetworkConfig
-from wirelab.fly.choice.study import ChoiceStudyConfig
+from wirelab.fly.choice.study import TEST_BODIES, ChoiceStudyConfig
 from wirelab.fly.choice.task import ENCODINGS, ChoiceConfig
 from wirelab.fly.limits import MAX_COUNT, MAX_MAGNITUDE
 from wirelab.fly.options import (
@@ -25,6 +26,7 @@ from wirelab.fly.options import (
     defaults_of,
     nulls_option,
     seed_option,
+    timestep_option,
     update_steps_option,
 )
 from wirelab.parallel.options import executor_options
@@ -134,6 +136,21 @@ def _gains(text: str) -> tuple[float, ...]:
     show_default=True,
     help="Input control and baselines.",
 )
+@click.option(
+    "--body",
+    type=click.Choice(TEST_BODIES),
+    default=STUDY["body"],
+    show_default=True,
+    help="Test body; training is always kinematic. flygym: every test start again on "
+    "NeuroMechFly at --gain, beside the kinematic outcome.",
+)
+@timestep_option(STUDY["timestep"])
+@click.option(
+    "--video",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=STUDY["video"],
+    help="flygym: MP4 of the connectome's first test trial (and a PNG frame strip beside it).",
+)
 @update_steps_option(NETWORK["update_steps"])
 @seed_option(TASK["seed"])
 @executor_options
@@ -157,6 +174,9 @@ def choice_cmd(
     n_nulls: int,
     null_seed: int,
     controls: bool,
+    body: str,
+    timestep: float,
+    video: Path | None,
     update_steps: int,
     seed: int,
     workers: int | None,
@@ -197,20 +217,32 @@ def choice_cmd(
         workers=workers,
         backend=backend,
         address=address,
+        body=body,
+        timestep=timestep,
+        video=video,
     )
-    m = run(config, out, overwrite=overwrite)
+    _report(run(config, out, overwrite=overwrite), config.null_family)
+
+
+def _report(m: dict[str, Any], family: str) -> None:
+    """One line per condition (flygym: and its same outcomes per start), then the nulls."""
     for r in m["conditions"]:
         lo, hi = r["success_ci"]
         click.echo(
             f"{r['condition']:14s} success={r['success_rate']:.2f} [{lo:.2f}, {hi:.2f}] "
             f"contact={r['contact_rate']:.2f} closest={r['closest_aversive_mm']:.1f}mm"
         )
+    for name, ps in m.get("per_start", {}).items():
+        click.echo(
+            f"{name:14s} flygym vs kinematic: same outcome on {ps['same_outcome']}/"
+            f"{ps['starts']} starts, same success on {ps['same_success']}"
+        )
     for key in ("same_gain", "own_best_gain"):
         c = m["nulls"][key]
         if c["n_nulls"]:
             z = "-" if c["z"] is None else f"{c['z']:+.2f}"
             click.echo(
-                f"vs {c['n_nulls']} {config.null_family} nulls ({key}): connectome "
+                f"vs {c['n_nulls']} {family} nulls ({key}): connectome "
                 f"{c['observed']:.2f}, nulls {c['null_mean']:.2f} +- {c['null_sd']:.2f}, "
                 f"p={c['p']:.3f}, z={z}"
             )

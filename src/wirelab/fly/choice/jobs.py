@@ -45,7 +45,8 @@ def network_job(setup: Setup, family: str | None, seed: int, swap: bool = False)
     """Train and test one network at every gain: the connectome (``family`` None) or the null
     ``NULLS.get(family)(con, seed)``. Returns per gain the summary and the per-trial successes and
     contacts, the training figures, the open-loop lateral gains of both cues (`lateral_gains`),
-    the kept trajectories and the seconds spent."""
+    the kept trajectories, per gain the arena exits and the fitted mapping (the flygym test
+    deploys them, `wirelab.fly.choice.flygym_study`) and the seconds spent."""
     from wirelab.reservoir.nulls import NULLS
 
     t0 = time.perf_counter()
@@ -72,6 +73,8 @@ def network_job(setup: Setup, family: str | None, seed: int, swap: bool = False)
         "shortcuts": network_shortcuts(
             setup.con, weights, (ncfg.attractive_class, ncfg.aversive_class)
         ),
+        "left_arena": [s["left_arena"] for s in scores],
+        "mappings": mappings,
         "seconds": {"build": t1 - t0, "train": t2 - t1, "test": t3 - t2, "total": t3 - t0},
     }
 
@@ -103,5 +106,7 @@ def baseline_job(setup: Setup, policy: str) -> dict[str, Any]:
             }
         ],
         "paths": [_kept(ep.position, cfg.trials, 0)],
+        "left_arena": [s["left_arena"]],
+        "mappings": mappings,
         "seconds": {"total": time.perf_counter() - t0},
     }

@@ -15,6 +15,12 @@ over the grid against every null's best over the grid (each network at its own b
 on the test starts for every network alike): rank p, z, difference and Cohen's h. Per start,
 paired comparisons of the connectome with each control and baseline. `run` writes the result
 directory: ``config.json``, ``trajectories.png``, ``metrics.json`` last.
+
+``body="flygym"``: the same kinematic study (training, fits and kinematic tests unchanged), then
+every condition's test starts on NeuroMechFly at ``gain`` (`wirelab.fly.choice.flygym_study`);
+``metrics.json`` then holds the flygym rows in the same layout, the kinematic metrics under
+``kinematic`` and per condition each start's kinematic and flygym outcome under ``per_start``.
+The whole run goes to the fly environment (`wirelab.fly.envs.in_fly_env`).
 """
 
 from __future__ import annotations
@@ -33,6 +39,7 @@ from wirelab.fly.choice.network import NetworkConfig
 from wirelab.fly.choice.shortcuts import summarize as summarize_shortcuts
 from wirelab.fly.choice.stats import against_nulls, paired
 from wirelab.fly.choice.task import ChoiceConfig
+from wirelab.fly.envs import in_fly_env
 from wirelab.fly.limits import check_count, check_magnitude, check_seconds, check_seeds
 from wirelab.fly.populations import modalities
 from wirelab.parallel import ExecOptions, Job, map_jobs
@@ -40,6 +47,7 @@ from wirelab.results import experiment
 
 BASELINES = ("teacher", "constant", "merged")
 CONTROLS = ("input-control", *BASELINES)
+TEST_BODIES = ("kinematic", "flygym")  # training is always kinematic
 
 
 @dataclass(frozen=True)
@@ -58,6 +66,9 @@ class ChoiceStudyConfig:
     workers: int | None = None
     backend: str = "local"
     address: str | None = None
+    body: str = "kinematic"
+    timestep: float = 1e-4
+    video: Path | None = None
 
     def validate(self) -> None:
         from wirelab.reservoir.nulls import NULLS
@@ -85,12 +96,27 @@ class ChoiceStudyConfig:
         )
         NULLS.get(self.null_family)
         self.executor().validate()
+        if self.body not in TEST_BODIES:
+            raise UsageError(f"--body must be one of {', '.join(TEST_BODIES)}, not {self.body!r}")
+        if self.video is not None and self.body == "kinematic":
+            raise UsageError("--video needs --body flygym (the kinematic body renders nothing)")
+        if self.body != "kinematic":
+            self._validate_body()
+
+    def _validate_body(self) -> None:
+        from wirelab.fly.bodies import executor
+
+        if not (np.isfinite(self.timestep) and 0 < self.timestep <= 1e-3):
+            raise UsageError(f"--timestep must be in (0, 1e-3] s, not {self.timestep}")
+        check_seconds(self.task.time_limit, "--time-limit", self.body, timestep=self.timestep)
+        executor(self.body, self.workers, self.backend, self.address)
 
     def executor(self) -> ExecOptions:
         return ExecOptions(self.backend, self.workers, self.address)
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
+        d["video"] = str(self.video) if self.video else None
         return d
 
 
@@ -166,6 +192,48 @@ def compare(results: dict[str, Any], config: ChoiceStudyConfig) -> dict[str, Any
     return out
 
 
+def _paths(results: dict[str, Any], j: int) -> dict[str, np.ndarray]:
+    """The plotted conditions' kept paths: the connectome, its controls, the first null."""
+    shown: list[str] = [k for k in ("connectome", "input-control", "merged") if k in results]
+    shown += [k for k in results if k.startswith("null-")][:1]
+    return {
+        k: results[k]["paths"][j if results[k]["by_gain"][0]["gain"] is not None else 0]
+        for k in shown
+    }
+
+
+def _seconds(results: dict[str, Any]) -> dict[str, Any]:
+    nets = [k for k in results if k == "connectome" or k.startswith("null-")]
+    net_s = [results[k]["seconds"]["total"] for k in nets]
+    return {
+        "per_network": {k: v["seconds"] for k, v in results.items()},
+        "network_mean_s": float(np.mean(net_s)),
+    }
+
+
+def on_flygym(
+    con: Connectome, config: ChoiceStudyConfig, results: dict[str, Any], show: bool = True
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The kinematic ``results`` (`run_study`) tested again on flygym (module docstring):
+    returns the flygym results (`run_study`'s layout, one gain) and their metrics, with the
+    kinematic metrics under ``kinematic`` and the per-start outcomes under ``per_start``."""
+    from dataclasses import replace
+
+    from wirelab.fly.choice.flygym_study import collect, compare_bodies, run_flygym
+
+    t0 = time.perf_counter()
+    fly = collect(run_flygym(con, config, results, show), config, results)
+    one_gain = replace(config, network=replace(config.network, gains=(config.gain,)))
+    metrics = compare(fly, one_gain)
+    metrics["body"] = config.body
+    metrics["kinematic"] = compare(results, config)
+    metrics["kinematic"]["seconds"] = _seconds(results)
+    metrics["per_start"] = compare_bodies(results, fly, config)
+    metrics["seconds"] = {**_seconds(fly), "flygym_wall_s": time.perf_counter() - t0}
+    return fly, metrics
+
+
+@in_fly_env
 def run(
     config: ChoiceStudyConfig,
     out: Path,
@@ -176,7 +244,9 @@ def run(
 ) -> dict[str, Any]:
     """`run_study` into the result directory ``out``: ``config.json``, ``trajectories.png``
     (the connectome, its controls and the first null, in the frame of each start: bisector to the
-    right, attractive source up) and ``metrics.json`` (`compare`, plus seconds per network)."""
+    right, attractive source up) and ``metrics.json`` (`compare`, plus seconds per network).
+    ``body="flygym"`` (`on_flygym`): the flygym metrics, ``trajectories.png`` of the flygym
+    trials and ``trajectories_kinematic.png``; the whole run in the fly environment."""
     from wirelab.fly.choice.plots import choice_paths
 
     config.validate()
@@ -190,25 +260,16 @@ def run(
     ) as rd:
         t0 = time.perf_counter()
         results = run_study(con, config, show=progress)
-        metrics = compare(results, config)
         j = config.network.gains.index(config.gain)
-        shown: list[str] = [k for k in ("connectome", "input-control", "merged") if k in results]
-        shown += [k for k in results if k.startswith("null-")][:1]
-        paths = {
-            k: results[k]["paths"][j if results[k]["by_gain"][0]["gain"] is not None else 0]
-            for k in shown
-        }
-        rd.save_figure(choice_paths(paths, config.task), "trajectories")
-        net_s = [
-            v["seconds"]["total"]
-            for k, v in results.items()
-            if k == "connectome" or k.startswith("null-")
-        ]
-        metrics["seconds"] = {
-            "per_network": {k: v["seconds"] for k, v in results.items()},
-            "network_mean_s": float(np.mean(net_s)),
-            "wall_s": time.perf_counter() - t0,
-        }
+        if config.body == "kinematic":
+            metrics = compare(results, config)
+            rd.save_figure(choice_paths(_paths(results, j), config.task), "trajectories")
+            metrics["seconds"] = _seconds(results)
+        else:
+            rd.save_figure(choice_paths(_paths(results, j), config.task), "trajectories_kinematic")
+            fly, metrics = on_flygym(con, config, results, show=progress)
+            rd.save_figure(choice_paths(_paths(fly, 0), config.task), "trajectories")
+        metrics["seconds"]["wall_s"] = time.perf_counter() - t0
         main = metrics["conditions"][0]
         return rd.finish(
             {"success_rate": main["success_rate"], "contact_rate": main["contact_rate"], **metrics}

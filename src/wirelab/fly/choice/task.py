@@ -111,6 +111,10 @@ class Starts:
         """The same starts repeated ``g`` times (one block per gain): ``(g * n, ...)``."""
         return Starts(*(np.concatenate([a] * g) for a in asdict(self).values()))
 
+    def pick(self, i: int) -> Starts:
+        """Start ``i`` alone: ``(1, ...)`` arrays."""
+        return Starts(*(a[i : i + 1] for a in asdict(self).values()))
+
 
 def starts(cfg: ChoiceConfig, n: int, seed: int) -> Starts:
     """``n`` random starts (module docstring); the sides are balanced (``n // 2`` each way)."""
