@@ -28,6 +28,8 @@ def test_tiny_choice_study_writes_config_metrics_and_trajectories(tmp_path: Path
     assert set(m["paired"]) == {"input-control", "teacher", "constant", "merged"}
     assert len(m["by_gain"]["connectome"]) == 2
     assert (out / "config.json").is_file() and (out / "trajectories.png").is_file()
+    assert not {"body", "kinematic", "per_start"} & set(m)  # the flygym keys: --body flygym only
+    assert not (out / "trajectories_kinematic.png").exists()
 
 
 def test_gain_outside_the_grid_is_a_one_line_error(tmp_path: Path) -> None:
