@@ -11,7 +11,7 @@ from pathlib import Path
 
 import click
 
-from wirelab.cli_options import finite_float, out_option
+from wirelab.cli_options import comma_list, finite_float, out_option
 from wirelab.fly.bodies import BODIES
 from wirelab.fly.limits import MAX_COUNT, MAX_STEPS
 from wirelab.fly.options import (
@@ -25,6 +25,7 @@ from wirelab.fly.options import (
 from wirelab.fly.turns.runs import MODEL_HELP
 from wirelab.fly.turns.study import TurnsConfig
 from wirelab.parallel.options import executor_options
+from wirelab.reservoir.nulls import NULLS
 
 
 def _fmt(d: dict[str, object] | None) -> str:
@@ -55,13 +56,26 @@ TURNS = defaults_of(TurnsConfig)
     type=click.IntRange(min=0, max=MAX_COUNT),
     default=TURNS["nulls"],
     show_default=True,
-    help="Null rewirings.",
+    help="Null networks per --null-family.",
+)
+@click.option(
+    "--null-family",
+    default=",".join(TURNS["null_family"]),
+    show_default=True,
+    help=f"Comma list of null families (wirelab.reservoir.nulls.NULLS: {', '.join(NULLS)}).",
+)
+@click.option(
+    "--null-seed",
+    type=click.IntRange(0, 2**31),
+    default=TURNS["null_seed"],
+    show_default=True,
+    help="The nulls' rewiring seeds: null-seed + i (--null-seeds: how many walks).",
 )
 @click.option(
     "--null-seeds",
     type=click.IntRange(min=2, max=MAX_COUNT),
     default=TURNS["null_seeds"],
-    help="Seeds for the nulls (default: --seeds).",
+    help="Walk seeds for the nulls, the first ones (default: --seeds).",
 )
 @click.option(
     "--settle",
@@ -108,6 +122,8 @@ def turns_cmd(
     seeds: int,
     models: str,
     nulls: int,
+    null_family: str,
+    null_seed: int,
     null_seeds: int | None,
     settle: float,
     duration: float,
@@ -143,6 +159,8 @@ def turns_cmd(
         seeds=seeds,
         models=tuple(m.strip() for m in models.split(",") if m.strip()),
         nulls=nulls,
+        null_family=tuple(comma_list(null_family) or ()),
+        null_seed=null_seed,
         null_seeds=null_seeds,
         settle=settle,
         duration=duration,
@@ -169,11 +187,18 @@ def turns_cmd(
     if resume and overwrite:
         raise click.UsageError("--resume and --overwrite exclude each other")
     m = run(config, out, overwrite=overwrite, resume=resume)
-    click.echo(f"{'model':9s} {'condition':10s} {'turn deg [95% CI]':28s} minus control")
+    w = max(9, *(len(r["model"]) for r in m["table"]))
+    click.echo(f"{'model':{w}s} {'condition':10s} {'turn deg [95% CI]':28s} minus control")
     for r in m["table"]:
         click.echo(
-            f"{r['model']:9s} {r['condition']:10s} {_fmt(r['turn']):28s} "
+            f"{r['model']:{w}s} {r['condition']:10s} {_fmt(r['turn']):28s} "
             f"{_fmt(r.get('minus_control'))}"
+        )
+    for family, c in m.get("nulls", {}).get("families", {}).items():
+        z = "-" if c["z"] is None else f"{c['z']:+.2f}"
+        click.echo(
+            f"{m['nulls']['model']} vs {c['n_nulls']} {family} nulls: |L-R| {c['observed']:.1f} "
+            f"vs {c['null_mean']:.1f} +- {c['null_sd']:.1f} deg, p={c['p']:.3f}, z={z}"
         )
     t = m["timing"]
     click.echo(f"{t['runs']} runs in {t['wall_s']:.0f} s; {t['step_ms_median']:.2f} ms/step")

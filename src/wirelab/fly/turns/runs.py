@@ -27,7 +27,12 @@ import numpy as np
 from wirelab.data.connectomes import SIDES
 from wirelab.errors import UsageError
 from wirelab.fly.bodies import body_class, open_body
-from wirelab.fly.controller import ConnectomeController, ControllerConfig
+from wirelab.fly.controller import (
+    DEFAULT_NULL_FAMILY,
+    ConnectomeController,
+    ControllerConfig,
+    null_name,
+)
 from wirelab.fly.loop import run_loop
 from wirelab.fly.mapping import FixedMapping
 from wirelab.fly.store import fingerprint, load_item, save_item
@@ -38,16 +43,32 @@ ARRAYS = ("time", "heading", "position")
 CONDITIONS = {**{s: tuple(float(s == t) for t in SIDES) for s in SIDES}, "control": (0.0, 0.0)}
 MODEL_HELP = (
     "row (the connectome, row-normalised), spectral (spectral radius 1), mirror (left-right "
-    "mirrored, row), null (degree-preserving rewirings, row)"
+    "mirrored, row), null (--nulls rewirings of each --null-family, row)"
 )
 
 
-def model_names(models: tuple[str, ...], nulls: int) -> list[str]:
-    """Expand ``null`` into ``null-0 .. null-{nulls-1}``; validate the others."""
+def model_names(
+    models: tuple[str, ...],
+    nulls: int,
+    families: tuple[str, ...] = (DEFAULT_NULL_FAMILY,),
+    null_seed: int = 0,
+) -> list[str]:
+    """Expand ``null`` into ``nulls`` models per family of ``families`` (`NULLS` names), seeds
+    ``null_seed + i``, named by `wirelab.fly.controller.null_name` (``null-0``, ...,
+    ``null-degree-boundary-0``, ...; one of a deterministic family such as ``mirror``, whose
+    seed is ignored); validate the others::
+
+        model_names(("row", "null"), 2, ("degree", "degree-boundary"))
+        # ["row", "null-0", "null-1", "null-degree-boundary-0", "null-degree-boundary-1"]
+    """
+    from wirelab.reservoir.nulls import NULLS
+
     out: list[str] = []
     for m in models:
         if m == "null":
-            out += [f"null-{i}" for i in range(nulls)]
+            for family in families:
+                n = min(nulls, 1) if NULLS.get(family).deterministic else nulls
+                out += [null_name(family, null_seed + i) for i in range(n)]
         elif m in ("row", "spectral", "mirror"):
             out.append(m)
         else:
@@ -111,7 +132,7 @@ def run_one(spec: RunSpec) -> dict[str, Any]:
     ctrl_cfg = dataclasses.replace(spec.controller, normalize=normalize)
     ctrl = ConnectomeController.from_connectome(
         spec.connectome, ctrl_cfg, mapping=spec.mapping, model=spec.model
-    )  # row/spectral: the connectome's weights; mirror, null-i: model_weights
+    )  # row/spectral: the connectome's weights; mirror, nulls: model_weights
     kwargs: dict[str, Any] = {"seed": spec.seed}
     if body_class(spec.body).renders_video:
         kwargs.update(timestep=spec.timestep, keep_frames=spec.frames)

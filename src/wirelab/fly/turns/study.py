@@ -1,17 +1,20 @@
 """The turn study: does one-sided stimulation turn the fly, and does the turn come from the wiring?
 
 For every seed ``s`` and model ``m`` (the row-normalised connectome, its spectral scaling, the
-mirrored connectome, degree-preserving nulls) the fly walks with the resting drive through the
-start-up transient (``settle`` s), then its left or right olfactory neurons are stimulated for
-``duration`` s (`wirelab.fly.turns.runs`). The control run of seed ``s`` walks the same seed
-without stimulation; with the evoked mapping (or any mapping at zero input) its drive is
-``[offset, offset]`` whatever the model, so one control per seed serves every model. Per model
-and condition ``c`` with turns ``T_c(s)`` (degrees from stimulus onset, CCW positive)::
+mirrored connectome, ``nulls`` nulls of each family of ``null_family``, a `NULLS` name such as
+``degree`` or ``degree-boundary``, seeds ``null_seed + i``) the fly walks with the resting drive
+through the start-up transient (``settle`` s), then its left or right olfactory neurons are
+stimulated for ``duration`` s (`wirelab.fly.turns.runs`). The control run of seed ``s`` walks
+the same seed without stimulation; with the evoked mapping (or any mapping at zero input) its
+drive is ``[offset, offset]`` whatever the model, so one control per seed serves every model. Per
+model and condition ``c`` with turns ``T_c(s)`` (degrees from stimulus onset, CCW positive)::
 
     mean T_c  +-  t_{0.975, n-1} * sd(T_c) / sqrt(n)                     95% CI, n seeds
     D_c(s) = T_c(s) - T_control(s)       paired difference to the control (removes the drift)
     D_LR(s) = T_left(s) - T_right(s)     paired left-minus-right difference
 
+With nulls, the first model's ``|mean D_LR|`` is ranked among each family's nulls' (rank p, z,
+difference: `wirelab.fly.turns.stats.compare_nulls`), ``metrics["nulls"]``.
 Every run is a job of the study executor (`wirelab.parallel`: ``--workers``, ``--backend``).
 """
 
@@ -31,17 +34,20 @@ from wirelab.errors import UsageError
 from wirelab.fly.bodies import body_class, executor
 from wirelab.fly.controller import ControllerConfig
 from wirelab.fly.envs import in_fly_env
-from wirelab.fly.limits import MAX_STEPS, check_count, check_seconds
+from wirelab.fly.limits import MAX_STEPS, check_count, check_seconds, check_seeds
 from wirelab.fly.mapping import FixedMapping, default_mapping
 from wirelab.fly.store import resumable_experiment
 from wirelab.fly.turns.runs import RUNS, RunSpec, load_run, model_names, run_one, save_run
+from wirelab.fly.turns.stats import compare_nulls, null_family
 from wirelab.parallel import ExecOptions, Job, JobResult, map_jobs
+from wirelab.reservoir.nulls import NULLS
 
 
 @dataclass(frozen=True)
 class TurnsConfig:
     """Seeds, models, timing, mapping, body and video of the turn study.
 
+    ``nulls`` nulls of each family in ``null_family`` (`NULLS` names), seeds ``null_seed + i``;
     ``null_seeds`` (None: ``seeds``) runs the nulls on the first seeds only; ``video`` films seed 0
     of left, control and right for the first model (every ``frame_every`` physics steps at
     ``frame_size`` pixels).
@@ -50,6 +56,8 @@ class TurnsConfig:
     seeds: int = 2
     models: tuple[str, ...] = ("row",)
     nulls: int = 2
+    null_family: tuple[str, ...] = ("degree",)
+    null_seed: int = 0
     null_seeds: int | None = None
     settle: float = 2.0
     duration: float = 2.0
@@ -74,6 +82,11 @@ class TurnsConfig:
             raise UsageError("--seeds must be >= 2 (a confidence interval needs two)")
         check_count(self.seeds, "--seeds", low=2)
         check_count(self.nulls, "--nulls")
+        check_seeds(self.null_seed, max(1, self.nulls), "--null-seed")
+        if not self.null_family or len(set(self.null_family)) < len(self.null_family):
+            raise UsageError("--null-family must name each family once")
+        for family in self.null_family:
+            NULLS.get(family)  # an unknown family: one line
         check_count(self.frame_every, "--frame-every", MAX_STEPS, low=1)
         walk = self.settle + self.duration  # one run: settle, then walk
         check_seconds(
@@ -88,10 +101,14 @@ class TurnsConfig:
         self.executor()  # bad --workers/--backend/--address: one line
         if self.video and not body_class(self.body).renders_video:
             raise UsageError(f"--video needs a body that renders, not {self.body!r}")
-        names = model_names(self.models, self.nulls)
+        names = self.model_names()
         if not names:
             raise UsageError("no model to run")
         return names
+
+    def model_names(self) -> list[str]:
+        """The models, ``null`` expanded per family (`model_names`; unknown names: one line)."""
+        return model_names(self.models, self.nulls, self.null_family, self.null_seed)
 
     def executor(self) -> ExecOptions:
         """Where the runs go (``--workers`` checked against memory for a flygym body)."""
@@ -116,7 +133,7 @@ class TurnsConfig:
         )
         out = [replace(base, seed=s, frames=self.video and s == 0) for s in range(self.seeds)]
         for m in names:
-            n = self.null_seeds if (m.startswith("null-") and self.null_seeds) else self.seeds
+            n = self.null_seeds if (null_family(m) and self.null_seeds) else self.seeds
             for s in range(n):
                 for c in SIDES:
                     video = self.video and s == 0 and m == names[0]
@@ -216,11 +233,12 @@ def run(
     resume: bool = False,
     progress: bool = True,
 ) -> dict[str, Any]:
-    """The study into the result directory ``out``: ``metrics.json`` (``table``, every run's
-    turn, timings), ``headings.png``, ``turns.png`` and, with ``video``, ``video.mp4`` and
-    ``video_strip.png``; every finished run is kept in ``out/runs/`` as it ends, and
-    ``resume=True`` continues a killed study from them (the settings must equal the saved
-    ``config.json``'s, except ``workers``, ``backend`` and ``address``). Returns the metrics."""
+    """The study into the result directory ``out``: ``metrics.json`` (``table``, ``nulls``: the
+    first model against each null family, every run's turn, timings), ``headings.png``,
+    ``turns.png`` and, with ``video``, ``video.mp4`` and ``video_strip.png``; every finished run
+    is kept in ``out/runs/`` as it ends, and ``resume=True`` continues a killed study from them
+    (the settings must equal the saved ``config.json``'s, except ``workers``, ``backend`` and
+    ``address``). Returns the metrics."""
     from wirelab.fly.turns.video import heading_plot, turn_plot, write_video
 
     specs = config.specs()  # validates
@@ -230,7 +248,7 @@ def run(
     ) as (rd, store):
         runs, wall = run_all(specs, config.executor(), show=progress, store=store)
         table = summarize(runs)
-        first = model_names(config.models, config.nulls)[0]
+        first = config.model_names()[0]
         rd.save_figure(heading_plot(runs, first, config.settle), "headings")
         rd.save_figure(turn_plot(table), "turns")
         metrics: dict[str, Any] = {
@@ -241,6 +259,9 @@ def run(
             ],
             "timing": timing_summary(runs, wall),
         }
+        nulls = compare_nulls(table)
+        if nulls:
+            metrics["nulls"] = nulls
         if config.video:
             filmed = {r["condition"]: r for r in runs if r["frames"]}
             t_video = time.perf_counter()
