@@ -50,14 +50,16 @@ def null_turns(row: float, nulls: list[float], half: float = 0.0) -> dict[str, A
 def test_turns_against_nulls_ranks_the_connectome(tmp_path: Path) -> None:
     nulls = [-32.7, 8.5, 25.8] + [1.0] * 16  # 19 nulls, all turning less than the connectome
     h = answer(tmp_path, TURNS, null_turns(-42.2, nulls))
-    assert h.question.startswith("Does the wiring decide which way the fly turns")
+    assert h.question == "Does the wiring decide which way the fly turns, against degree nulls?"
     assert h.outcome == "yes"
     assert h.verdict == (
-        "Yes: opposite turns, L − R = -42.2°, farther than every one of 19 rewirings of the "
-        "wiring (p = 0.05 ≤ 0.05)."
+        "Yes: opposite turns, L − R = -42.2°, farther than every one of 19 degree rewirings "
+        "(p = 0.05 ≤ 0.05)."
     )
-    assert h.uncertainty.startswith("p = 0.05 (19 nulls; the smallest p 19 nulls can give is 0.05)")
-    assert "19 nulls: L − R -32.7° to +25.8°" in h.answer
+    assert h.uncertainty.startswith(
+        "p = 0.05 against 19 degree nulls; the smallest p 19 nulls can give is 0.05;"
+    )
+    assert "19 degree nulls: L − R -32.7° to +25.8°" in h.answer
     assert "right +21.1° (row-normalised connectome)" in h.answer  # the model "row" in words
     assert len(h.comparisons) == 3  # left, right of the connectome; the nulls' mean
 
@@ -69,7 +71,7 @@ def test_turns_against_nulls_resolved_by_the_null_study_when_a_null_turns_as_far
     assert h.outcome == "yes"  # the committed 20-null study answers; this run is quoted
     assert h.verdict.startswith("Yes, resolved by `wirelab fly turns --body kinematic")
     assert "p = 0.048" in h.verdict
-    assert "1 of 19 rewirings turn the fly as far (p = 0.1 > 0.05)" in h.verdict
+    assert "1 of 19 degree rewirings turn the fly as far (p = 0.1 > 0.05)" in h.verdict
     assert h.comparisons[-1].who == "the resolving study"
     h = answer(tmp_path, TURNS, null_turns(-42.2, [1.0] * 19, half=50.0))  # CI includes 0
     assert h.outcome == "yes" and "the CI of L − R includes 0" in h.verdict

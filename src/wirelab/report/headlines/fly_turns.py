@@ -6,10 +6,12 @@ The run's ``metrics.json`` holds a table of (model, condition) rows: each side's
 control's on the same seed, and the paired difference L - R with its 95% CI over seeds. Yes when
 that CI excludes 0 and the sides turn opposite ways; no when both sides turn the same way.
 
-With nulls (models ``null-0``, ``null-1``, ...: `NULL_PREFIX`) the question is the wiring's: the
-first model's |L - R| ranked among the nulls', ``p = (1 + #{nulls with |L - R| >= the
-model's}) / (n + 1)`` (the smallest p n nulls can give is ``1 / (n + 1)``); yes when the turn
-is resolved as above and ``p <= ALPHA``.
+With nulls (models ``null-0``, ``null-1``, ... of the ``degree`` family, ``null-<family>-<seed>``
+of any other `wirelab.reservoir.nulls.NULLS` family) the question is the wiring's: per family,
+the first model's |L - R| ranked among the nulls', ``p = (1 + #{nulls with |L - R| >= the
+model's}) / (n + 1)`` (the smallest p n nulls can give is ``1 / (n + 1)``; the study's own
+arithmetic, `wirelab.fly.turns.stats.compare_nulls`); yes when the turn is resolved as above and
+``p <= ALPHA`` against every family present.
 
 A run that leaves its question open (a few seeds on flygym, whose drift can hide the turn; too
 few nulls) is answered by the committed study that resolves it (`FLYGYM_STUDY`, `NULL_STUDY`,
@@ -32,10 +34,7 @@ QUESTION = (
     "Do left and right stimulation turn the fly opposite ways, against a no-stimulation control "
     "on the same seeds?"
 )
-NULL_QUESTION = (
-    "Does the wiring decide which way the fly turns, against degree-preserving rewirings?"
-)
-NULL_PREFIX = "null-"  # the turn study's rewirings (`wirelab.fly.turns.runs.model_names`)
+NULL_QUESTION = "Does the wiring decide which way the fly turns, against {} nulls?"
 
 FLYGYM_STUDY = Resolution(
     "wirelab fly turns --body flygym1 --seeds 8 --models row,spectral,mirror,null --nulls 2 "
@@ -53,6 +52,7 @@ NULL_STUDY = Resolution(
     "yes",
     "`docs/results/fly.md`, Does the connectome turn the fly?",
 )
+NULL_STUDY_FAMILY = "degree"  # the null family `NULL_STUDY` ran
 
 
 def _verdict(d: float, lo: float, hi: float, lm: float, rm: float) -> tuple[str, str]:
@@ -69,46 +69,52 @@ def _verdict(d: float, lo: float, hi: float, lm: float, rm: float) -> tuple[str,
     )
 
 
-def null_rank(by: dict[tuple[Any, Any], Any], model: Any) -> tuple[float, list[float]] | None:
-    """The rank p-value of ``model``'s |L - R| among the nulls' and the nulls' L - R, or None
-    when the run has no nulls."""
-    lr = {m: number(dig(r, "turn", "mean")) for (m, c), r in by.items() if c == "left-right"}
-    nulls = [
-        v for m, v in lr.items() if m != model and str(m).startswith(NULL_PREFIX) and v is not None
-    ]
-    d = lr.get(model)
-    if not nulls or d is None:
-        return None
-    return (1 + sum(abs(v) >= abs(d) for v in nulls)) / (len(nulls) + 1), nulls
+def null_rank(table: list[Any]) -> dict[str, dict[str, Any]]:
+    """Per null family present, the first model's |L - R| against that family's nulls (rank p,
+    z, the nulls' L - R: `wirelab.fly.turns.stats.compare_nulls`, the study's own arithmetic);
+    ``{}`` when the run has no nulls."""
+    from wirelab.fly.turns.stats import compare_nulls
+
+    families = compare_nulls(table).get("families", {})
+    return families if isinstance(families, dict) else {}
 
 
-def _with_nulls(h: Headline, d: float, p: float, nulls: list[float]) -> Headline:
-    """The wiring's question: the first model's L - R against the nulls' (`null_rank`)."""
-    n, floor = len(nulls), 1 / (len(nulls) + 1)
-    note = f"; the smallest p {n} nulls can give is {floor:.2g}" if p <= floor + 1e-12 else ""
-    h.question = NULL_QUESTION
-    h.answer += f"; {plural(n, 'null')}: L − R {min(nulls):+.1f}° to {max(nulls):+.1f}°"
-    h.uncertainty = f"p = {p:.2g} ({plural(n, 'null')}{note}); {h.uncertainty}"
-    mean = sum(nulls) / n
-    h.comparisons.append(
-        Comparison(f"{plural(n, 'null')} (L − R)", f"{mean:+.1f}° mean", "degree-preserving, run")
-    )
+def _clause(c: dict[str, Any], passed: bool) -> str:
+    """How the first model's turn ranks among one family's nulls, in words."""
+    n, p, family = c["n_nulls"], c["p"], c["family"]
+    as_far = round(p * (n + 1)) - 1
+    if not passed:
+        return f"{as_far} of {n} {family} rewirings turn the fly as far (p = {p:.2g} > {ALPHA})"
+    if as_far == 0:
+        return f"farther than every one of {n} {family} rewirings (p = {p:.2g} ≤ {ALPHA})"
+    return f"farther than {n - as_far} of {n} {family} rewirings (p = {p:.2g} ≤ {ALPHA})"
+
+
+def _with_nulls(h: Headline, d: float, families: dict[str, dict[str, Any]]) -> Headline:
+    """The wiring's question: the first model's L - R against each family's nulls."""
+    ps = []
+    for family, c in families.items():
+        n, p, lr = c["n_nulls"], c["p"], c["nulls_lr"]
+        floor = 1 / (n + 1)
+        note = f"; the smallest p {n} nulls can give is {floor:.2g}" if p <= floor + 1e-12 else ""
+        h.answer += f"; {n} {family} {'null' if n == 1 else 'nulls'}: L − R "
+        h.answer += f"{min(lr):+.1f}° to {max(lr):+.1f}°"
+        ps.append(f"p = {p:.2g} against {plural(n, family + ' null')}{note}")
+        h.comparisons.append(
+            Comparison(f"{n} {family} nulls (L − R)", f"{sum(lr) / n:+.1f}° mean", "this run")
+        )
+    h.question = NULL_QUESTION.format(" and ".join(families))
+    h.uncertainty = f"{'; '.join(ps)}; {h.uncertainty}"
     if h.outcome != "yes":
         return h
-    as_far = round(p * (n + 1)) - 1
-    if p <= ALPHA:
-        h.verdict = (
-            f"Yes: opposite turns, L − R = {d:+.1f}°, farther than every one of {n} rewirings "
-            f"of the wiring (p = {p:.2g} ≤ {ALPHA})."
-            if as_far == 0
-            else f"Yes: L − R = {d:+.1f}°, p = {p:.2g} ≤ {ALPHA} against {n} rewirings."
-        )
-    else:
-        h.outcome = "unresolved"
-        h.verdict = (
-            f"Opposite turns (L − R = {d:+.1f}°), but {as_far} of {n} rewirings turn the fly as "
-            f"far (p = {p:.2g} > {ALPHA})."
-        )
+    failed = [c for c in families.values() if c["p"] > ALPHA]
+    if not failed:
+        clauses = " and ".join(_clause(c, True) for c in families.values())
+        h.verdict = f"Yes: opposite turns, L − R = {d:+.1f}°, {clauses}."
+        return h
+    h.outcome = "unresolved"
+    clauses = "; ".join(_clause(c, c["p"] <= ALPHA) for c in families.values())
+    h.verdict = f"Opposite turns (L − R = {d:+.1f}°), but {clauses}."
     return h
 
 
@@ -116,6 +122,8 @@ def turns(run: Run) -> Headline | None:
     """The first model's paired left-minus-right turn (95% CI over seeds) and each side's turn
     minus the control; yes when the CI of L - R excludes 0 and the sides turn opposite ways;
     with nulls, also when the first model turns the fly farther than the nulls (p <= ALPHA)."""
+    from wirelab.fly.turns.stats import null_family
+
     rows = dig(run.metrics, "table")
     if not isinstance(rows, list):
         return None
@@ -142,15 +150,19 @@ def turns(run: Run) -> Headline | None:
             True,
         )
         for (m, c), r in by.items()
-        if c in ("left", "right") and not str(m).startswith(NULL_PREFIX) and dig(r, "minus_control")
+        if c in ("left", "right") and null_family(m) is None and dig(r, "minus_control")
     ]
     plots = ("turns", "headings")
     h = Headline(QUESTION, answer, uncertainty, verdict, outcome, comparisons, plots=plots)
-    ranked = null_rank(by, model)
-    if ranked is not None:
-        h = _with_nulls(h, d, *ranked)
+    ranked = null_rank(rows)
+    if ranked:
+        h = _with_nulls(h, d, ranked)
     if h.outcome == "unresolved":
-        return (NULL_STUDY if ranked else FLYGYM_STUDY).settle(h, h.verdict)
+        failed = {f for f, c in ranked.items() if c["p"] > ALPHA}
+        if not ranked:
+            return FLYGYM_STUDY.settle(h, h.verdict)
+        if failed <= {NULL_STUDY_FAMILY}:  # the committed study answers for its family only
+            return NULL_STUDY.settle(h, h.verdict)
     return h
 
 
