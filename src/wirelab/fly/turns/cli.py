@@ -8,6 +8,7 @@ alone writes the result directory; then it prints the table. `wirelab.fly.cli` a
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -39,6 +40,25 @@ def _fmt(d: dict[str, object] | None) -> str:
 # the options' defaults: `TurnsConfig`'s field defaults (tests/fly/test_defaults.py); the study
 # walks seeds 0 .. --seeds - 1, so it has no --seed
 TURNS = defaults_of(TurnsConfig)
+
+
+def _show(m: dict[str, Any]) -> None:
+    """The table, the comparison with each null family and the timing, on stdout."""
+    w = max(9, *(len(r["model"]) for r in m["table"]))
+    click.echo(f"{'model':{w}s} {'condition':10s} {'turn deg [95% CI]':28s} minus control")
+    for r in m["table"]:
+        click.echo(
+            f"{r['model']:{w}s} {r['condition']:10s} {_fmt(r['turn']):28s} "
+            f"{_fmt(r.get('minus_control'))}"
+        )
+    for family, c in m.get("nulls", {}).get("families", {}).items():
+        z = "-" if c["z"] is None else f"{c['z']:+.2f}"
+        click.echo(
+            f"{m['nulls']['model']} vs {c['n_nulls']} {family} nulls: |L-R| {c['observed']:.1f} "
+            f"vs {c['null_mean']:.1f} +- {c['null_sd']:.1f} deg, p={c['p']:.3f}, z={z}"
+        )
+    t = m["timing"]
+    click.echo(f"{t['runs']} runs in {t['wall_s']:.0f} s; {t['step_ms_median']:.2f} ms/step")
 
 
 @click.command("turns")
@@ -186,19 +206,4 @@ def turns_cmd(
     )
     if resume and overwrite:
         raise click.UsageError("--resume and --overwrite exclude each other")
-    m = run(config, out, overwrite=overwrite, resume=resume)
-    w = max(9, *(len(r["model"]) for r in m["table"]))
-    click.echo(f"{'model':{w}s} {'condition':10s} {'turn deg [95% CI]':28s} minus control")
-    for r in m["table"]:
-        click.echo(
-            f"{r['model']:{w}s} {r['condition']:10s} {_fmt(r['turn']):28s} "
-            f"{_fmt(r.get('minus_control'))}"
-        )
-    for family, c in m.get("nulls", {}).get("families", {}).items():
-        z = "-" if c["z"] is None else f"{c['z']:+.2f}"
-        click.echo(
-            f"{m['nulls']['model']} vs {c['n_nulls']} {family} nulls: |L-R| {c['observed']:.1f} "
-            f"vs {c['null_mean']:.1f} +- {c['null_sd']:.1f} deg, p={c['p']:.3f}, z={z}"
-        )
-    t = m["timing"]
-    click.echo(f"{t['runs']} runs in {t['wall_s']:.0f} s; {t['step_ms_median']:.2f} ms/step")
+    _show(run(config, out, overwrite=overwrite, resume=resume))
