@@ -58,3 +58,14 @@ def test_a_family_the_connectome_does_not_beat_leaves_it_open(tmp_path: Path) ->
         "(p = 0.01 ≤ 0.05) and farther than every one of 99 degree-boundary rewirings "
         "(p = 0.01 ≤ 0.05)."
     )
+
+
+def test_the_card_answers_for_the_first_model_that_is_not_a_null(tmp_path: Path) -> None:
+    m = two_families(-42.2, [1.0] * 19, [])
+    rows = m["table"]
+    nulls = [r for r in rows if r["model"].startswith("null-")]
+    m["table"] = [rows[0], *nulls, *rows[1:4]]  # the connectome last
+    assert m["table"][1]["model"] == "null-0"
+    h = answer(tmp_path, TURNS, m)
+    assert h.answer.startswith("L − R -42.2°") and h.outcome == "yes"
+    assert "p = 0.05 against 19 degree nulls" in h.uncertainty

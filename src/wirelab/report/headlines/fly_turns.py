@@ -128,7 +128,8 @@ def turns(run: Run) -> Headline | None:
     if not isinstance(rows, list):
         return None
     by = {(r.get("model"), r.get("condition")): r for r in rows if isinstance(r, dict)}
-    model = next((m for m, c in by if c == "left-right"), None)
+    lr_models = [m for m, c in by if c == "left-right"]
+    model = next((m for m in lr_models if null_family(m) is None), next(iter(lr_models), None))
     diff = dig(by.get((model, "left-right")), "turn")
     left = dig(by.get((model, "left")), "minus_control")
     right = dig(by.get((model, "right")), "minus_control")
