@@ -24,7 +24,7 @@ from wirelab.logic.training import TrainConfig, run
 
 pytest.importorskip("sklearn")  # the digits dataset ships inside scikit-learn
 
-BASE = {
+BASE: dict[str, Any] = {
     "dataset": "digits",
     "steps": 40,
     "eval_every": 20,
@@ -35,7 +35,7 @@ BASE = {
     "threads": 1,
     "seed": 3,
 }
-RECIPES = {
+RECIPES: dict[str, dict[str, Any]] = {
     "8k-learned-shape": {
         **BASE,
         "forward": "cage",
