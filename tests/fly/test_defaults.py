@@ -161,6 +161,7 @@ COMMANDS: dict[str, tuple[type, dict[str, str], dict[str, Callable[..., Any]], s
             },
             **{k: f"network.{k}" for k in ("normalize", "gains", "update_steps")},
             **_same("gain", "null_family", "null_seed", "controls", "connectome"),
+            **_same("body", "timestep", "video"),
             "n_nulls": "nulls",
             **EXECUTOR,
         },
