@@ -94,7 +94,8 @@ COMMANDS: dict[str, tuple[type, dict[str, str], dict[str, Callable[..., Any]], s
     "turns": (
         TurnsConfig,
         {
-            **_same("seeds", "models", "nulls", "null_seeds", "settle", "duration", "body"),
+            **_same("seeds", "models", "nulls", "null_family", "null_seed", "null_seeds"),
+            **_same("settle", "duration", "body"),
             **_same("timestep", "video", "frame_every", "frame_size", "connectome"),
             **CONTROLLER,
             **MAPPING,
@@ -102,6 +103,7 @@ COMMANDS: dict[str, tuple[type, dict[str, str], dict[str, Callable[..., Any]], s
         },
         {
             "models": lambda v, kw: _tuple(v),
+            "null_family": lambda v, kw: _tuple(v),
             "frame_size": lambda v, kw: (v, v),
             "gain": lambda v, kw: MAPPING_GAINS[kw["mapping"]] if v is None else v,
         },
