@@ -1,6 +1,8 @@
 """Whole-input softmax wiring with the Dirac start (``dirac``) and its K-candidate store
 (``dirac-k``): the start, kernel against reference, discretisation, the memory refusal."""
 
+import json
+
 import numpy as np
 import pytest
 import torch
@@ -123,3 +125,26 @@ def test_a_whole_input_layer_over_the_budget_is_refused_with_its_estimate():
                 connection_tau_end=0.1,
             )
         )
+
+
+def test_the_options_come_from_a_recipe_toml_and_the_command_line(tmp_path):
+    from tests.clirun import wirelab
+    from wirelab.logic.api import make_config
+
+    recipe = tmp_path / "r.toml"
+    recipe.write_text(
+        '[train]\ndataset = "mnist-q75"\nsteps = 10\n'
+        '[model]\ndense = [60, 60]\nconnections = "dirac"\ngroup_tau = "adaptive"\n'
+    )
+    cfg = resolve(make_config(recipe))
+    assert cfg.dataset == "mnist-q75"
+    assert (cfg.model["connections"], cfg.model["group_tau"]) == ("dirac", "adaptive")
+    pytest.importorskip("sklearn")
+    out = tmp_path / "run"
+    args = ["--dataset", "digits", "--dense", "40,40", "--steps", "6", "--eval-every", "3"]
+    opts = ["--connections", "dirac-k", "--candidates", "4", "--group-tau", "adaptive"]
+    res = wirelab("logic", "train", *args, *opts, "--threads", "1", "--quiet", "--out", out)
+    assert res.returncode == 0, res.stderr
+    net = LogicNet(json.loads((out / "config.json").read_text())["config"]["model"])
+    assert type(net.head).__name__ == "AdaptiveGroupSum"
+    assert type(net.layers[0]).__name__ == "DiracCandidatesDense"
