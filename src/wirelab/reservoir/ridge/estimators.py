@@ -6,9 +6,10 @@ the intercept unpenalised::
     W_out = (Xc^T Xc + lambda I)^-1 Xc^T Yc,  b = mean(Y) - mean(X) @ W_out,  y = X @ W_out + b
 
 ``lambda`` from a grid by K-fold CV (contiguous row blocks, or whole ``groups``; `select`) on
-the rows in memory (`rows.RowRidge`: the CV and the refit are the same model) or from streamed
-statistics (`fit_statistics`, `stream.RidgeAccumulator`); a single value is used as is. The
-choice is `select.choose_lambda` (the largest lambda within 0.1% of the smallest CV error).
+the rows in memory (``solver``, `solvers.SOLVERS`: ``"fast"`` or ``"exact"``; the CV and the
+refit are the same model) or from streamed statistics (`fit_statistics`,
+`stream.RidgeAccumulator`); a single value is used as is. The choice is `select.choose_lambda`
+(the largest lambda within 0.1% of the smallest CV error).
 With a single fold (one group) nothing is held out and the smallest lambda is used.
 ``standardize=True`` penalises standardised features, ``Z = (X - mean X) / std X`` (a constant
 feature gets std 1), ``W_out = W_z / std X``; the CV then refits the standardisation per fold.
@@ -24,8 +25,8 @@ import numpy as np
 
 from wirelab.errors import UsageError
 from wirelab.reservoir.ridge.linalg import check_xy
-from wirelab.reservoir.ridge.rows import RowRidge
 from wirelab.reservoir.ridge.select import DEFAULT_LAMBDAS, choose_lambda, fold_rows
+from wirelab.reservoir.ridge.solvers import SOLVERS, row_solver
 from wirelab.reservoir.ridge.stream import RidgeAccumulator
 
 
@@ -52,6 +53,9 @@ class Ridge:
         folds: CV folds when ``ridge`` is a grid (contiguous blocks, or whole ``groups``).
         standardize: penalise the coefficients of standardised features (module docstring).
         per_output: choose lambda for each output column separately (``ridges_``).
+        solver: how rows in memory are solved, a `solvers.SOLVERS` name (``"fast"`` or
+            ``"exact"``); None: the `solvers.current_solver` (``"fast"`` unless set). Not
+            used with ``standardize`` (a direct solve per lambda) or `fit_statistics`.
 
     After `fit`: ``coef_`` ``(F, O)``, ``intercept_`` ``(O,)``, ``ridges_`` ``(O,)``, ``ridge_``
     (the shared lambda; None with ``per_output``), ``on_edge_`` (a chosen lambda is the grid's
@@ -66,6 +70,7 @@ class Ridge:
         folds: int = 5,
         standardize: bool = False,
         per_output: bool = False,
+        solver: str | None = None,
     ) -> None:
         grid = np.atleast_1d(np.asarray(ridge, dtype=np.float64))
         if grid.ndim != 1 or grid.size == 0 or not np.all(grid >= 0) or not np.all(grid < np.inf):
@@ -74,11 +79,14 @@ class Ridge:
             raise UsageError("washout must be >= 0")
         if standardize and per_output:
             raise UsageError("per_output is not available with standardize")
+        if solver is not None:
+            SOLVERS.get(solver)  # an unknown name: one line naming the choices
         self.grid = np.sort(grid)
         self.washout = washout
         self.folds = folds
         self.standardize = standardize
         self.per_output = per_output
+        self.solver = solver
         self.coef_: np.ndarray | None = None
         self.intercept_: np.ndarray | None = None
         self.ridge_: float | None = None
@@ -105,7 +113,7 @@ class Ridge:
             raise UsageError(f"only {x2.shape[0]} samples after a washout of {self.washout}")
         if self.standardize:
             return self._fit_standardized(x2, y2, folds)
-        rows = RowRidge(x2, y2)
+        rows = row_solver(x2, y2, self.solver)
         # one fold (a single group): nothing is held out, the smallest lambda (`_choose`)
         err = rows.cv_errors(folds, self.grid) if len(folds) > 1 else None
         self.coef_, self.intercept_ = rows.solve(self._choose(err, y2.shape[1]))

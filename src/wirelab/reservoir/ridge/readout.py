@@ -5,7 +5,8 @@
 lambda chosen by 3-fold CV over contiguous blocks of the training steps on `select.GRID` (1e-12
 .. 1e4 in half decades) by `select.choose_lambda` (the largest lambda within 0.1% of the
 smallest CV error), per output where the outputs are separate targets (memory-capacity delays,
-Lorenz components). The CV and the refit are one model (`rows.RowRidge`). Why relative: the
+Lorenz components). The CV and the refit are one model (`rows.RowRidge`, or the exact solver
+with ``solver="exact"``: `solvers.SOLVERS`). Why relative: the
 states' scale varies by orders of magnitude with the gain (larval connectome, 182-neuron
 readout, input scaling 0.3: state std 3.6e-4 at alpha 0.2). A chosen lambda on the grid's edge
 with the CV error still falling there is reported in the task's ``detail["warnings"]``.
@@ -18,8 +19,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from wirelab.reservoir.ridge.rows import RowRidge
 from wirelab.reservoir.ridge.select import GRID, choose_lambda, fold_rows
+from wirelab.reservoir.ridge.solvers import RowSolver, row_solver
 
 
 @dataclass
@@ -36,7 +37,7 @@ class Readout:
     cv_errors: np.ndarray
     shift: np.ndarray
     scale: float
-    ridge: RowRidge | None = None
+    ridge: RowSolver | None = None
 
     def predict(self, x: np.ndarray) -> np.ndarray:
         """``x`` ``(T, F)`` -> ``(T, O)``."""
@@ -59,7 +60,12 @@ def standardise(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
 
 
 def fit_readout(
-    x: np.ndarray, y: np.ndarray, *, folds: int = 3, per_output: bool = False
+    x: np.ndarray,
+    y: np.ndarray,
+    *,
+    folds: int = 3,
+    per_output: bool = False,
+    solver: str | None = None,
 ) -> Readout:
     """A ridge readout of states ``x`` ``(T, F)`` for targets ``y`` ``(T,)`` or ``(T, O)``, the
     tasks' own (every task's score is measured with it)::
@@ -70,7 +76,8 @@ def fit_readout(
     ``lambda`` (relative to the states' scale) chosen by ``folds``-fold CV over contiguous
     blocks of rows on `GRID`: one per output column (``per_output=True``) or one for the mean
     error over outputs, by `select.choose_lambda`; the refit on every row is the model the CV
-    scored (`rows.RowRidge`).
+    scored. ``solver``: a `solvers.SOLVERS` name (``"fast"``, the default, or ``"exact"``);
+    None: the `solvers.current_solver` (``wirelab reservoir run --readout-solver``).
 
     Returns:
         a `Readout`: ``predict(x)`` ``(T', F)`` -> ``(T', O)``, the chosen ``lam`` ``(O,)``.
@@ -81,7 +88,7 @@ def fit_readout(
     y = np.asarray(y, dtype=np.float64)
     y = y[:, None] if y.ndim == 1 else y
     z, shift, scale = standardise(np.asarray(x, dtype=np.float64))
-    rows = RowRidge(z, y)
+    rows = row_solver(z, y, solver)
     err = rows.cv_errors(fold_rows(z.shape[0], folds), GRID)  # (L, O)
     if per_output:
         pick, edge = choose_lambda(err)
