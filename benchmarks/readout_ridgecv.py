@@ -25,7 +25,8 @@ Prints ONE JSON line: per row ``{task}/{network}``: each side's score, seconds a
 `SAME` = 1e-4 relative of it: at the same lambda the two libraries' scores differ by ~1e-5, the
 same model rounded differently), the speed ratio; the totals; the load average before and
 after. ``--tiny``: the 182 DN-VNC neurons read and the tasks' ``--quick`` sizes (a test runs
-it). Run (one core, one BLAS thread):
+it). ``--solver exact``: wirelab's side with the exact readout solver (`ridge.SOLVERS`; the
+default ``fast`` is the tasks' default). Run (one core, one BLAS thread):
 ``WIRELAB_DATA_DIR=DATA python benchmarks/readout_ridgecv.py --threads 1``.
 """
 
@@ -37,7 +38,7 @@ import os
 import time
 import warnings
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from typing import Any
 
 import numpy as np
@@ -154,6 +155,7 @@ def main() -> None:
     ap.add_argument("--tiny", action="store_true", help="182 DN-VNC neurons, --quick sizes")
     ap.add_argument("--threads", type=int, default=1, help="BLAS threads, both sides")
     ap.add_argument("--tasks", default=",".join(ROWS), help="comma list of rows' tasks")
+    ap.add_argument("--solver", choices=ridge.SOLVERS.names(), default=ridge.DEFAULT_SOLVER)
     args = ap.parse_args()
     warnings.filterwarnings("ignore")
     load0 = [round(v, 2) for v in os.getloadavg()]
@@ -171,6 +173,7 @@ def main() -> None:
         "networks": [m for m, _ in NETWORKS],
         "alpha": args.alpha,
         "tiny": args.tiny,
+        "solver": args.solver,
         "threads": args.threads,
         "neurons_read": int(exp.outputs.size),
         "folds": 3,
@@ -192,7 +195,8 @@ def main() -> None:
             )  # fmt: skip
             for side, (fit, clf) in sides.items():
                 log: list[tuple[str, float, float]] = []
-                with readouts(fit, clf, log):
+                solver = ridge.readout_solver(args.solver) if side == "wirelab" else nullcontext()
+                with solver, readouts(fit, clf, log):
                     res = run_plans(exp.tasks, setup, {t: c.params(t) for t in exp.tasks})
                 per = {names[n]: (s, lam) for n, s, lam in log}
                 for task in tasks:

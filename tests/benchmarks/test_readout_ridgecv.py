@@ -43,3 +43,18 @@ def test_the_peers_and_totals_are_named(result: dict) -> None:
     )
     assert result["min_speedup"] == min(r["speedup"] for r in result["rows"].values())
     assert "load_average_before" in result and "load_average_after" in result
+
+
+@requires_larva
+def test_the_exact_solver_is_wirelabs_side_with_solver_exact(result: dict) -> None:
+    """``--solver exact``: recorded, every asked row on both sides, scikit-learn's side the same
+    and wirelab's scored by the exact solver (its scores are not the fast default's)."""
+    rows = ["lorenz/connectome", "mackey-glass/connectome"]
+    args = ["--tiny", "--solver", "exact", "--tasks", "lorenz,mackey-glass"]
+    exact = run_benchmark("readout_ridgecv.py", *args, timeout=300)
+    assert result["solver"] == "fast" and exact["solver"] == "exact"
+    assert set(rows) <= set(exact["rows"]) and len(exact["rows"]) == 6
+    for row in rows:
+        assert exact["rows"][row]["sklearn_score"] == result["rows"][row]["sklearn_score"]
+    scores = [(exact["rows"][r]["wirelab_score"], result["rows"][r]["wirelab_score"]) for r in rows]
+    assert any(a != b for a, b in scores)
