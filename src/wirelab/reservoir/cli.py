@@ -21,6 +21,7 @@ from wirelab.reservoir import experiment
 from wirelab.reservoir.config import ALPHAS as ALPHA_SPEC
 from wirelab.reservoir.config import DEFAULTS
 from wirelab.reservoir.nulls import NULLS
+from wirelab.reservoir.ridge.solvers import SOLVERS
 from wirelab.reservoir.tasks import TASKS, task_names
 from wirelab.reservoir.units import ACTIVATIONS, parse_bias
 from wirelab.reservoir.weights import NORMALIZATIONS, parse_alphas
@@ -154,6 +155,14 @@ def group() -> None:
     default=DEFAULTS.quick,
     help="Shorter task sequences (for tours and tests).",
 )
+@click.option(
+    "--readout-solver",
+    type=SOLVERS.choice(),
+    default=DEFAULTS.readout_solver,
+    show_default=True,
+    help="How the ridge readouts are solved: fast (pivoted Cholesky of X^T X, eigh per fold) "
+    "or exact (SVD per fold, exact down to lambda 1e-12, 1.9-6.3x slower).",
+)
 @out_option()
 def run_cmd(
     tasks: tuple[str, ...],
@@ -174,6 +183,7 @@ def run_cmd(
     backend: str,
     address: str | None,
     quick: bool,
+    readout_solver: str,
     out: Path,
     overwrite: bool,
 ) -> None:
@@ -198,6 +208,7 @@ def run_cmd(
         backend=backend,
         address=address,
         quick=quick,
+        readout_solver=readout_solver,
     )
     metrics = experiment.run(cfg, out, overwrite=overwrite)
     _print_summary(metrics, Console())

@@ -24,6 +24,7 @@ from wirelab.parallel import ExecOptions
 from wirelab.reservoir.memory import check_study_memory
 from wirelab.reservoir.nulls import DEFAULT_NULLS, NULLS
 from wirelab.reservoir.populations import parse_population
+from wirelab.reservoir.ridge.solvers import DEFAULT_SOLVER, SOLVERS
 from wirelab.reservoir.tasks import TASKS, Task
 from wirelab.reservoir.units import BIAS, INPUT_SCALING, LIFUnits, Units, parse_bias
 from wirelab.reservoir.weights import (
@@ -57,7 +58,9 @@ class ExperimentConfig:
     U[-SCALE, SCALE]`` per neuron drawn from ``seed``; `units.BIAS`, ``"random:0.2"``).
     Study: ``tasks`` (`TASKS` names), ``nulls`` per null model, ``null_models`` (`NULLS` names,
     default ``degree``), ``seed`` (inputs, splits, bias and nulls: null ``i`` uses ``seed + 1 +
-    i``), ``quick`` (each task's short sizes), ``task_params`` (sizes per task). Execution:
+    i``), ``quick`` (each task's short sizes), ``task_params`` (sizes per task),
+    ``readout_solver`` (every ridge readout's `ridge.SOLVERS` name: ``fast``, the default, or
+    ``exact``, exact down to lambda 1e-12 and 1.9-6.3x slower; docs/reservoir.md). Execution:
     ``workers`` (None: the cores this process may use), ``backend``, ``address``
     (`wirelab.parallel`).
 
@@ -84,6 +87,7 @@ class ExperimentConfig:
     address: str | None = None
     quick: bool = False
     task_params: dict[str, dict[str, Any]] = field(default_factory=dict)
+    readout_solver: str = DEFAULT_SOLVER  # `ridge.SOLVERS`: "fast" or "exact"
 
     def params(self, task: str) -> dict[str, Any]:
         """Task keyword arguments: the task's quick sizes if ``quick``, then ``task_params``."""
@@ -123,6 +127,7 @@ class ExperimentConfig:
         self._check_memory()
         if self.normalize not in NORMALIZATIONS:
             raise UsageError(f"normalize must be one of {', '.join(NORMALIZATIONS)}")
+        SOLVERS.get(self.readout_solver)  # an unknown name: one line naming the choices
         if self.activation == "lif":
             for name in self.tasks:
                 if why := TASKS.get(name).rate_units_only:

@@ -21,6 +21,7 @@ import scipy.sparse as sp
 from wirelab.parallel import Job, map_jobs
 from wirelab.reservoir.config import ResolvedExperiment
 from wirelab.reservoir.nulls import NULLS, make_null, match_radius
+from wirelab.reservoir.ridge import readout_solver
 from wirelab.reservoir.stats import summarize
 from wirelab.reservoir.tasks import Setup, Task, TaskResult, run_plans
 from wirelab.reservoir.weights import normalize, spectral_radius
@@ -63,7 +64,8 @@ def run_job(exp: ResolvedExperiment, model: str, index: int) -> dict[str, Any]:
         "null": index,
         "spectral_radius": spectral_radius(w, seed=cfg.seed),
     }
-    results = run_plans(exp.tasks, setup, {t: cfg.params(t) for t in exp.tasks})
+    with readout_solver(cfg.readout_solver):  # every task's readout: --readout-solver
+        results = run_plans(exp.tasks, setup, {t: cfg.params(t) for t in exp.tasks})
     for name, res in results.items():  # every task and gain in one product per step
         rows += _collect(name, exp.tasks[name], res, cfg.alphas, extras)
     extras["cpu_seconds"] = time.process_time() - cpu0
