@@ -116,29 +116,17 @@ def _headline(runs: Sequence[Run]) -> Headline | None:
         shortcut = _shortcut(run, str(dig(run.config, "config", "network", "attractive_class")))
         note = f"{words}" + (f"; {shortcut}" if shortcut else "")
         comparisons.append(Comparison(label, words.split(";")[0], note))
-        parts.append((label, outcome))
+        ps = "/".join(f"{number(dig(nulls, key, 'p')) or 1.0:.2g}" for key, _ in GAINS)
+        parts.append((label, outcome, ps))
     if not parts:
         verdict = "No nulls in this run: the question needs a rewiring to compare with."
         return Headline(QUESTION, answer, uncertainty, verdict, "info", comparisons)
-    beaten = [label for label, o in parts if o == "yes"]
-    not_beaten = [label for label, o in parts if o == "no"]
-    if not_beaten:
-        outcome = "no"
-    elif len(beaten) == len(parts):
-        outcome = "yes"
-    else:
-        outcome = "unresolved"
+    outcomes = {o for _, o, _ in parts}
+    outcome = "no" if "no" in outcomes else "yes" if outcomes == {"yes"} else "unresolved"
+    said = {"yes": "above", "no": "not above", "unresolved": "too few nulls to decide against"}
     verdict = {"yes": "Yes", "no": "No", "unresolved": "Not resolved"}[outcome] + ": "
-    verdict += (
-        f"above {', '.join(beaten)} (p <= {ALPHA} at the same and at its own best gain)"
-        if beaten
-        else "above none of the null families"
-    )
-    if not_beaten:
-        verdict += f"; not above {', '.join(not_beaten)}"
-    too_few = [label for label, o in parts if o == "unresolved"]
-    if too_few:
-        verdict += f"; too few nulls to decide against {', '.join(too_few)}"
+    verdict += "; ".join(f"{said[o]} {label} (p = {ps})" for label, o, ps in parts)
+    verdict += f" (p at the connectome's gain / at each network's best gain; alpha {ALPHA})"
     return Headline(
         QUESTION, answer, uncertainty, verdict + ".", outcome, comparisons, plots=("trajectories",)
     )
