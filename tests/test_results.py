@@ -126,3 +126,24 @@ def test_a_fresh_out_keeps_the_users_own_pictures(tmp_path: Path) -> None:
     with experiment(out, command="x", config={}) as rd:
         rd.finish({})
     assert (out / "photo.png").read_bytes() == b"\x89PNG user's own"
+
+
+def test_environment_records_the_cpu_and_torch_capability(tmp_path: Path) -> None:
+    import torch
+
+    from wirelab.results import cpu_info
+
+    (tmp_path / "cpuinfo").write_text(
+        "processor\t: 0\nmodel name\t: Test CPU 9000\nflags\t\t: fpu sse2 sse4_2 avx2 fma\n\n"
+        "processor\t: 1\nmodel name\t: Other\n"
+    )
+    assert cpu_info(str(tmp_path / "cpuinfo")) == {
+        "cpu": "Test CPU 9000",
+        "cpu_simd": "sse4_2 avx2 fma",
+    }
+    assert cpu_info(str(tmp_path / "missing"))["cpu"]  # no /proc: platform.processor()
+    rd = ResultDir.create(tmp_path / "run", command="x", config={})
+    env = json.loads((tmp_path / "run" / "config.json").read_text())["environment"]
+    assert env["cpu"] == cpu_info()["cpu"] and env["cpu"]
+    assert env["torch_cpu_capability"] == torch.backends.cpu.get_cpu_capability()
+    rd.release()

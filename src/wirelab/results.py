@@ -19,7 +19,7 @@ A result directory holds
   one line naming that process (`DirectoryBusy`); the file is removed when the run ends;
 - ``.in-progress``: written first, before any work; removed when the run finishes or fails;
 - ``config.json``: everything needed to rerun (the command, its configuration, the wirelab,
-  Python, numpy and torch versions, the host);
+  Python, numpy, torch and numba versions, the host, its CPU model and torch's CPU capability);
 - plots (PNG), videos and artifacts (trained models, generated sources);
 - ``metrics.json``: the numbers, written last (with no ``.in-progress`` beside it, it marks a
   complete run), or ``failed.json`` (the one-line reason) when the run raised.
@@ -152,18 +152,41 @@ def read_json(path: Path) -> Any:
         return json.load(fh)
 
 
+def cpu_info(cpuinfo: str = "/proc/cpuinfo") -> dict[str, str]:
+    """``cpu`` (the model name) and ``cpu_simd`` (its avx*, fma, sse4* flags) from the first
+    CPU of ``/proc/cpuinfo``; elsewhere ``cpu`` is `platform.processor` (or "unknown")."""
+    info = {"cpu": platform.processor() or "unknown"}
+    try:
+        first = Path(cpuinfo).read_text().split("\n\n")[0]
+    except OSError:
+        return info
+    pairs = (line.partition(":") for line in first.splitlines())
+    fields = {key.strip().lower(): val.strip() for key, sep, val in pairs if sep}
+    info["cpu"] = fields.get("model name") or fields.get("hardware") or info["cpu"]
+    simd = [f for f in fields.get("flags", "").split() if f.startswith(("avx", "fma", "sse4"))]
+    if simd:
+        info["cpu_simd"] = " ".join(simd)
+    return info
+
+
 def environment() -> dict[str, str]:
+    """Versions and machine of a run, its CPU too: float rounding depends on it (vector widths,
+    torch's CPU capability, numba's compiled loops), and so do bit-for-bit reruns."""
     env = {
         "wirelab": __version__,
         "python": platform.python_version(),
         "numpy": np.__version__,
         "platform": platform.platform(),
         "machine": platform.machine(),
+        **cpu_info(),
         "cpus": str(os.cpu_count()),
     }
-    torch = sys.modules.get("torch")
+    torch, numba = sys.modules.get("torch"), sys.modules.get("numba")
     if torch is not None:
         env["torch"] = str(torch.__version__)
+        env["torch_cpu_capability"] = str(torch.backends.cpu.get_cpu_capability())
+    if numba is not None:
+        env["numba"] = str(numba.__version__)
     return env
 
 
