@@ -239,7 +239,7 @@ def run(
     is kept in ``out/runs/`` as it ends, and ``resume=True`` continues a killed study from them
     (the settings must equal the saved ``config.json``'s, except ``workers``, ``backend`` and
     ``address``). Returns the metrics."""
-    from wirelab.fly.turns.video import heading_plot, turn_plot, write_video
+    from wirelab.fly.turns.video import heading_plot, null_plot, turn_plot, write_video
 
     specs = config.specs()  # validates
     cfg = asdict(config)
@@ -262,6 +262,7 @@ def run(
         nulls = compare_nulls(table)
         if nulls:
             metrics["nulls"] = nulls
+            rd.save_figure(null_plot(nulls), "nulls")
         if config.video:
             filmed = {r["condition"]: r for r in runs if r["frames"]}
             t_video = time.perf_counter()

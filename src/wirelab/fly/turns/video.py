@@ -62,9 +62,17 @@ def heading_plot(runs: Sequence[Mapping[str, Any]], model: str, settle: float) -
     return fig
 
 
+PLOTTED_NULLS = 8  # more nulls than this: `turn_plot` shows the other models, `null_plot` them
+
+
 def turn_plot(table: Sequence[Mapping[str, Any]]) -> Any:
-    """Mean turn minus control with its 95% CI per model, left and right side by side."""
+    """Mean turn minus control with its 95% CI per model, left and right side by side (the null
+    models too when there are at most `PLOTTED_NULLS`; more go to `null_plot`)."""
+    from wirelab.fly.turns.stats import null_family
+
     rows = [r for r in table if r["condition"] in SIDES]
+    if len({r["model"] for r in rows if null_family(r["model"])}) > PLOTTED_NULLS:
+        rows = [r for r in rows if not null_family(r["model"])]
     models = list(dict.fromkeys(r["model"] for r in rows))
     fig, ax = pyplot().subplots(figsize=(max(5, 1.1 * len(models) + 2), 3.8))
     for j, c in enumerate(SIDES):
@@ -86,6 +94,28 @@ def turn_plot(table: Sequence[Mapping[str, Any]]) -> Any:
     ax.set_xticklabels(models)
     ax.set_ylabel("turn minus control (deg, 95% CI)")
     ax.legend(fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def null_plot(nulls: Mapping[str, Any]) -> Any:
+    """Per null family (``metrics["nulls"]`` of the study, `stats.compare_nulls`): the nulls'
+    L - R (degrees) as a histogram, the first model's L - R and its mirror image marked, with the
+    rank p of ``|L - R|``."""
+    families = list(nulls["families"].values())
+    fig, axes = pyplot().subplots(
+        1, len(families), figsize=(4.2 * len(families), 3.4), squeeze=False
+    )
+    for ax, fam in zip(axes[0], families, strict=True):
+        lr, observed = np.asarray(fam["nulls_lr"]), float(fam["observed_lr"])
+        lim = 1.05 * max(float(np.abs(lr).max()), abs(observed))
+        ax.hist(lr, bins=np.linspace(-lim, lim, 41), color="0.6")
+        ax.axvline(observed, color="C3", lw=2, label=f"{nulls['model']}: {observed:+.1f} deg")
+        ax.axvline(-observed, color="C3", lw=1, ls=":")
+        ax.set_title(f"{fam['n_nulls']} {fam['family']} nulls: p = {fam['p']:.2g}", fontsize=9)
+        ax.set_xlabel("left - right turn (deg)")
+        ax.legend(fontsize=8)
+    axes[0][0].set_ylabel("nulls")
     fig.tight_layout()
     return fig
 
