@@ -68,9 +68,9 @@ def test_turns_against_nulls_resolved_by_the_null_study_when_a_null_turns_as_far
     tmp_path: Path,
 ) -> None:
     h = answer(tmp_path, TURNS, null_turns(-42.2, [-50.0] + [1.0] * 18))
-    assert h.outcome == "yes"  # the committed 20-null study answers; this run is quoted
+    assert h.outcome == "yes"  # the committed 99-null study answers; this run is quoted
     assert h.verdict.startswith("Yes, resolved by `wirelab fly turns --body kinematic")
-    assert "p = 0.048" in h.verdict
+    assert "p = 0.02" in h.verdict and "p = 0.01" in h.verdict
     assert "1 of 19 degree rewirings turn the fly as far (p = 0.1 > 0.05)" in h.verdict
     assert h.comparisons[-1].who == "the resolving study"
     h = answer(tmp_path, TURNS, null_turns(-42.2, [1.0] * 19, half=50.0))  # CI includes 0

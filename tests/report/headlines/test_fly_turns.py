@@ -44,7 +44,7 @@ def test_each_family_shows_its_p(tmp_path: Path) -> None:
 def test_a_family_the_connectome_does_not_beat_leaves_it_open(tmp_path: Path) -> None:
     boundary = [-50.0] * 10 + [1.0] * 89  # 10 of 99 boundary nulls turn the fly as far
     h = answer(tmp_path, TURNS, two_families(-42.2, [1.0] * 99, boundary))
-    assert h.outcome == "unresolved"  # the committed degree study does not answer for it
+    assert h.outcome == "unresolved"  # as many nulls as the committed study: it does not overrule
     assert h.verdict == (
         "Opposite turns (L − R = -42.2°), but farther than every one of 99 degree rewirings "
         "(p = 0.01 ≤ 0.05); 10 of 99 degree-boundary rewirings turn the fly as far "
