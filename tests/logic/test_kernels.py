@@ -3,6 +3,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.logic.kernel_threads import one_and_two_threads
 from wirelab.logic import kernels
 from wirelab.logic.functional import gate_poly
 
@@ -44,6 +45,17 @@ def test_numba_backward_is_deterministic_with_two_threads():
         y = kernels.gather_gate(x, a, b, c, "numba")
         grads.append(torch.autograd.grad(y.square().sum(), [x, c]))
     assert torch.equal(grads[0][0], grads[1][0]) and torch.equal(grads[0][1], grads[1][1])
+
+
+@pytest.mark.skipif(not kernels.HAVE_NUMBA, reason="numba not installed")
+def test_numba_backward_gives_the_same_bits_on_one_and_two_threads(tmp_path):
+    """The output and every gradient, the per-gate sums included, are bit for bit the same on
+    1 and 2 threads (the serial kernel against the threaded one): runs reproduce on any thread
+    count."""
+    for shape, runs in one_and_two_threads("gather_gate", tmp_path):
+        assert runs[1][0] == 1 and runs[2][:2] == (2, 2), shape  # both kernels really ran
+        for one, two in zip(runs[1][2], runs[2][2], strict=True):
+            assert torch.equal(one, two), shape
 
 
 @pytest.mark.skipif(not kernels.HAVE_NUMBA, reason="numba not installed")

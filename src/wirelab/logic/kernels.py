@@ -13,9 +13,16 @@ layer is ``n x B`` floats for the output instead of ``16 n B`` for a 16-way mixt
 
 Two implementations of the same maths:
 
-- ``numba`` (CPU, float32): one parallel pass per direction. The backward is split over batch
-  chunks, so each thread scatters into its own columns of ``dL/dx`` without races and keeps its own
-  partial ``dL/dc``; the partials are summed at the end. Uses numba's threads (as many as torch's).
+- ``numba`` (CPU, float32): the forward in parallel over gates. The backward is one fused pass
+  on one thread (`_backward_py`, also for layers too small to wake more threads) and two passes
+  on several (`_backward_split_py`), with the same bits whatever the thread count (tested):
+  ``dL/dc`` is summed over gates, each gate's sum over the whole batch by the same loop, nested
+  as deep, as the one-thread kernel's, so LLVM vectorises and interleaves it the same way (its
+  order is the one-thread order); ``dL/dx`` is then scattered over batch columns, each column
+  written by one thread, its terms added in gate order as on one thread. The batch used to be
+  split into one chunk per thread with the chunks' partial ``dL/dc`` added afterwards, so the
+  thread count changed the rounding of every coefficient gradient and AdamW turned that into
+  different runs (docs/logic.md, Determinism). Uses numba's threads (as many as torch's).
 - ``torch`` (any device, the GPU path): ``index_select`` / ``index_add_`` in plain torch.
 
 `wirelab.logic.functional.gate_poly` is the readable reference both are tested against.
@@ -38,6 +45,8 @@ def flavour(fn: Any, tag: str) -> Any:
     out.__qualname__ = f"{fn.__qualname__}_{tag}"
     return out
 
+
+GATE_BLOCK = 64  # gates a task of the threaded backward's gate pass (any size gives the same bits)
 
 try:  # numba is optional: without it the torch path is used.
     import os
@@ -104,11 +113,60 @@ if HAVE_NUMBA:
                 gc_part[k, j, 2] = s2
                 gc_part[k, j, 3] = s3
 
-    # parallel versions for big layers, serial ones for small layers or one thread (no wake-ups)
+    def _backward_split_py(x, a, b, c, gy, gx, gc_part, chunk, whole):
+        # the threaded backward, in two passes that each give every sum one fixed order. First
+        # the gate sums, over blocks of gates: each gate's sums over the whole batch, the loops
+        # of `_backward_py` with one chunk of ``whole`` columns, nested as deep (LLVM picks the
+        # vector width and interleaving of a reduction from its context, and these must match).
+        # Then the scatter, over batch columns: each column of dL/dx written by one thread, its
+        # terms added in gate order, as `_backward_py` adds them.
+        bsz = x.shape[1]
+        n = a.shape[0]
+        for blk in prange(-(-n // GATE_BLOCK)):
+            for k in range(gc_part.shape[0]):
+                lo = k * whole
+                hi = min(bsz, lo + whole)
+                for j in range(blk * GATE_BLOCK, min(n, blk * GATE_BLOCK + GATE_BLOCK)):
+                    g = gy[j, lo:hi]
+                    xa = x[a[j], lo:hi]
+                    xb = x[b[j], lo:hi]
+                    s0 = np.float32(0.0)
+                    s1 = np.float32(0.0)
+                    s2 = np.float32(0.0)
+                    s3 = np.float32(0.0)
+                    for i in range(hi - lo):
+                        s0 += g[i]
+                        s1 += g[i] * xa[i]
+                        s2 += g[i] * xb[i]
+                        s3 += g[i] * xa[i] * xb[i]
+                    gc_part[k, j, 0] = s0
+                    gc_part[k, j, 1] = s1
+                    gc_part[k, j, 2] = s2
+                    gc_part[k, j, 3] = s3
+        for k in prange(-(-bsz // chunk)):
+            lo = k * chunk
+            hi = min(bsz, lo + chunk)
+            for j in range(a.shape[0]):
+                c1 = c[j, 1]
+                c2 = c[j, 2]
+                c3 = c[j, 3]
+                g = gy[j, lo:hi]
+                xa = x[a[j], lo:hi]
+                xb = x[b[j], lo:hi]
+                ra = gx[a[j], lo:hi]
+                for i in range(hi - lo):
+                    ra[i] += g[i] * (c1 + c3 * xb[i])
+                rb = gx[b[j], lo:hi]
+                for i in range(hi - lo):
+                    rb[i] += g[i] * (c2 + c3 * xa[i])
+
+    # serial kernels for small layers or one thread (no wake-ups), parallel ones for big layers;
     # each flavour compiles its own copy of the function: numba's on-disk cache is keyed by the
     # function's name, so one shared function made the "serial" kernels load the parallel ones
     _forward_par = njit(parallel=True, fastmath=True, cache=True)(flavour(_forward_py, "par"))
-    _backward_par = njit(parallel=True, fastmath=True, cache=True)(flavour(_backward_py, "par"))
+    _backward_par = njit(parallel=True, fastmath=True, cache=True)(
+        flavour(_backward_split_py, "par")
+    )
     _forward_ser = njit(fastmath=True, cache=True)(flavour(_forward_py, "ser"))
     _backward_ser = njit(fastmath=True, cache=True)(flavour(_backward_py, "ser"))
 
@@ -191,9 +249,8 @@ class GatherGate(torch.autograd.Function):
             bsz = x.shape[1]
             threads = _threads(a.shape[0] * bsz)
             chunk = max(16, -(-bsz // threads))
-            nchunks = -(-bsz // chunk)
             gx = torch.zeros_like(x)
-            part = torch.empty((nchunks, a.shape[0], 4), dtype=x.dtype)
+            part = torch.empty((1, a.shape[0], 4), dtype=x.dtype)  # one chunk: the whole batch
             bwd = _backward_par if threads > 1 else _backward_ser
             bwd(
                 x.numpy(),
@@ -204,6 +261,7 @@ class GatherGate(torch.autograd.Function):
                 gx.numpy(),
                 part.numpy(),
                 chunk,
+                *((max(16, bsz),) if threads > 1 else ()),
             )
             gc = part.sum(0)
         else:
