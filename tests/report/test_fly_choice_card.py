@@ -70,7 +70,9 @@ def test_an_advantage_a_null_s_own_gain_undoes_is_none(tmp_path: Path) -> None:
 
 def test_five_nulls_cannot_decide(tmp_path: Path) -> None:
     h = choice(_run(tmp_path, "degree", 1 / 6, 1 / 6, n=5))
-    assert h is not None and h.outcome == "unresolved" and "too few nulls" in h.verdict
+    assert h is not None and h.outcome == "no"  # the confirmatory study answers for it
+    assert h.verdict.startswith("No, resolved by `wirelab fly choice --nulls 99")
+    assert "too few nulls" in h.verdict and h.comparisons[-1].who == "the resolving study"
 
 
 def test_one_family_alone_is_not_grouped(tmp_path: Path) -> None:

@@ -25,6 +25,7 @@ from typing import Any
 from wirelab.report.committed import CommittedRun
 from wirelab.report.headlines.base import Comparison, Headline, HeadlineEntry
 from wirelab.report.headlines.reservoir_run import ALPHA, null_words
+from wirelab.report.headlines.resolution import Resolution
 from wirelab.report.headlines.values import dig, number
 from wirelab.report.runs import Run
 from wirelab.report.words import choice_condition
@@ -35,14 +36,31 @@ QUESTION = (
 )
 GAINS = (("same_gain", "at the connectome's gain"), ("own_best_gain", "each at its best gain"))
 STUDY = "docs/figures/fly/choice"
-COMMITTED = tuple(
+COMMITTED = (
+    *(
+        CommittedRun(
+            f"{STUDY}-{family}-99",
+            f"the confirmatory choice study against 99 {family} nulls",
+            f"wirelab fly choice --nulls 99 --null-family {family} --seed 2026 --null-seed 5000 "
+            f"--workers 2 --out runs/fly/choice-{family}",
+        )
+        for family in ("degree", "degree-boundary")
+    ),
     CommittedRun(
-        f"{STUDY}-{family}-99",
-        f"the confirmatory choice study against 99 {family} nulls",
-        f"wirelab fly choice --nulls 99 --null-family {family} --seed 2026 --null-seed 5000 "
-        f"--workers 2 --out runs/fly/choice-{family}",
-    )
-    for family in ("degree", "degree-boundary")
+        f"{STUDY}-flygym2",
+        "the choice study's trained networks tested on NeuroMechFly (flygym 2), filmed",
+        "wirelab fly choice --body flygym --trials 30 --nulls 10 --null-family degree-boundary "
+        "--seed 2026 --null-seed 5000 --workers 2 --video runs/fly/choice-video.mp4 "
+        "--out runs/fly/choice-flygym2",
+    ),
+)
+CONFIRMATORY = Resolution(
+    COMMITTED[1].command,
+    "the connectome's 0.57 not above 99 degree-preserving nulls (0.27 ± 0.27, p = 0.13) nor 99 "
+    "boundary-preserving ones (0.27 ± 0.28, p = 0.21)",
+    "no",
+    "`docs/figures/fly/choice-degree-99`, `docs/figures/fly/choice-degree-boundary-99`; "
+    "`docs/fly-choice.md`",
 )
 
 
@@ -99,6 +117,14 @@ def _headline(runs: Sequence[Run]) -> Headline | None:
     comparisons = [
         Comparison(choice_condition("connectome"), f"{100 * rate:.0f}%", "this run", True)
     ]
+    kinematic = number(dig(runs[0].metrics, "kinematic", "conditions", 0, "success_rate"))
+    if dig(runs[0].metrics, "body") == "flygym" and kinematic is not None:
+        answer += " on NeuroMechFly (flygym 2)"
+        same = dig(runs[0].metrics, "per_start", "connectome", "same_success")
+        note = f"the same starts and readout; the same success on {same} of {n} starts"
+        comparisons.append(
+            Comparison("connectome on the kinematic body", f"{100 * kinematic:.0f}%", note)
+        )
     for row in (dig(runs[0].metrics, "conditions") or [])[1:]:
         name = str(dig(row, "condition"))
         if not name.startswith("null-"):
@@ -133,8 +159,12 @@ def _headline(runs: Sequence[Run]) -> Headline | None:
 
 
 def choice(run: Run) -> Headline | None:
-    """One run against its own null family."""
-    return _headline([run])
+    """One run against its own null family; a run with too few nulls to decide is answered by
+    the confirmatory study (`CONFIRMATORY`)."""
+    h = _headline([run])
+    if h is not None and h.outcome == "unresolved":
+        return CONFIRMATORY.settle(h, "it has too few nulls to reach p <= 0.05.")
+    return h
 
 
 def _protocol(run: Run) -> str:
