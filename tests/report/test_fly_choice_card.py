@@ -58,8 +58,8 @@ def test_beating_plain_nulls_but_not_boundary_nulls_is_a_no_that_names_both(
     runs = [_run(tmp_path, "degree", 0.01, 0.01), _run(tmp_path, "degree-boundary", 0.3, 0.5)]
     ((h, _),) = choices(runs)
     assert h.outcome == "no"
-    assert "above 99 degree-preserving nulls (p = 0.01/0.01)" in h.verdict
-    assert "not above 99 boundary-preserving degree nulls (p = 0.3/0.5)" in h.verdict
+    assert "above 99 degree-preserving nulls (p = 0.01 and 0.01)" in h.verdict
+    assert "not above 99 boundary-preserving degree nulls (p = 0.3 and 0.5)" in h.verdict
     assert any("3.80%" in c.note for c in h.comparisons)  # the shortcut share beside the score
 
 

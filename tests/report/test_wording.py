@@ -100,5 +100,5 @@ def test_no_card_of_the_tour_page_shows_an_internal_name(tmp_path: Path) -> None
     out = io.StringIO()
     page = write_page(tmp_path / "tour", started, Console(file=out, width=300))
     html = page.read_text(encoding="utf-8")
-    assert len(card_texts(html)) == 8  # the overview, 6 stories of the tour, the UP5K card
+    assert len(card_texts(html)) == 10  # the overview, 6 stories, the UP5K and 2 choice cards
     assert page_internal_names(html) == []

@@ -142,7 +142,7 @@ def _headline(runs: Sequence[Run]) -> Headline | None:
         shortcut = _shortcut(run, str(dig(run.config, "config", "network", "attractive_class")))
         note = f"{words}" + (f"; {shortcut}" if shortcut else "")
         comparisons.append(Comparison(label, words.split(";")[0], note))
-        ps = "/".join(f"{number(dig(nulls, key, 'p')) or 1.0:.2g}" for key, _ in GAINS)
+        ps = " and ".join(f"{number(dig(nulls, key, 'p')) or 1.0:.2g}" for key, _ in GAINS)
         parts.append((label, outcome, ps))
     if not parts:
         verdict = "No nulls in this run: the question needs a rewiring to compare with."
@@ -152,7 +152,7 @@ def _headline(runs: Sequence[Run]) -> Headline | None:
     said = {"yes": "above", "no": "not above", "unresolved": "too few nulls to decide against"}
     verdict = {"yes": "Yes", "no": "No", "unresolved": "Not resolved"}[outcome] + ": "
     verdict += "; ".join(f"{said[o]} {label} (p = {ps})" for label, o, ps in parts)
-    verdict += f" (p at the connectome's gain / at each network's best gain; alpha {ALPHA})"
+    verdict += f" (p at the connectome's gain and at each network's best gain; alpha {ALPHA})"
     return Headline(
         QUESTION, answer, uncertainty, verdict + ".", outcome, comparisons, plots=("trajectories",)
     )
