@@ -34,11 +34,10 @@ from wirelab.logic.spec import ADDED_DEFAULTS, ModelSpec
 
 FORWARDS = TRAINING_FORWARDS
 LR_SCHEDULES = ("constant", "cosine")
-# Options a resumed run may change: they do not alter the steps taken. ``threads`` changes the
-# order in which the numba backward kernels add their per-chunk partial sums (one batch chunk per
-# thread), and AdamW amplifies those last-bit differences (a gradient's rounding moves its whole
-# normalised step), so a run resumed on another thread count is not bit-identical to one that
-# kept its count (measured: 2 x 1,000 gates, losses 3.2008 vs 3.2080 after 10 steps).
+# Options a resumed run may change: they do not alter the steps taken. ``threads`` does not
+# either with the numba kernels: their per-gate gradient sums run over the whole batch in one
+# order whatever the thread count (`wirelab.logic.kernels`, tested bit for bit on 1 and 2
+# threads); torch's fallback path (no numba) may still round differently on another count.
 RESUMABLE_CHANGES = ("max_minutes", "stop_at", "threads")
 
 
