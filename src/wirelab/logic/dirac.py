@@ -55,7 +55,7 @@ from wirelab.logic.forwards import get_forward
 from wirelab.logic.functional import gate_ids
 from wirelab.logic.kernels import gather_gate
 from wirelab.logic.layers import coeffs_for, init_logits, make_connections, reference_gate
-from wirelab.logic.learned import select_reference
+from wirelab.logic.learned import check_learned_args, select_reference
 
 DIRAC_LOGIT = 10.0  # the chosen wire's logit over the others' ~0: weight e^10 / (e^10 + N - 1)
 DIRAC_NOISE = 0.01  # standard deviation of every logit at the start (a random tie-break)
@@ -115,12 +115,7 @@ class WholeInputLogicDense(nn.Module):
         gate_param: str = "softmax",
     ) -> None:
         super().__init__()
-        if out_features < 1:
-            raise UsageError("a logic layer needs at least one gate")
-        if not connection_tau > 0:
-            raise UsageError("connection_tau must be positive")
-        if impl not in IMPLS:
-            raise UsageError(f"unknown impl {impl!r}; use one of {IMPLS}")
+        check_learned_args(out_features, connection_tau, impl, IMPLS)
         check_whole_input([(in_features, out_features)])
         gen = torch.Generator().manual_seed(seed)
         logits, _, _ = dirac_logits(in_features, out_features, gen)

@@ -88,6 +88,20 @@ def select_fast(x: torch.Tensor, cand: torch.Tensor, p: torch.Tensor) -> torch.T
     return torch.bmm(p.unsqueeze(1), xs).squeeze(1)  # (n, B)
 
 
+def check_learned_args(
+    out_features: int, connection_tau: float, impl: str, impls: tuple[str, ...] = IMPLS
+) -> None:
+    """The arguments every learned-wiring layer checks: at least one gate, a positive
+    connection temperature, an implementation of ``impls`` (the layer's own); one-line
+    `UsageError` otherwise."""
+    if out_features < 1:
+        raise UsageError("a logic layer needs at least one gate")
+    if not connection_tau > 0:
+        raise UsageError("connection_tau must be positive")
+    if impl not in impls:
+        raise UsageError(f"unknown impl {impl!r}; use one of {impls}")
+
+
 class LearnedLogicDense(nn.Module):
     """``out_features`` gates whose inputs are learned among ``candidates`` wires each:
     ``(in, B)`` -> ``(out, B)``; see the module docstring."""
@@ -107,12 +121,7 @@ class LearnedLogicDense(nn.Module):
         gate_param: str = "softmax",
     ) -> None:
         super().__init__()
-        if out_features < 1:
-            raise UsageError("a logic layer needs at least one gate")
-        if not connection_tau > 0:
-            raise UsageError("connection_tau must be positive")
-        if impl not in IMPLS:
-            raise UsageError(f"unknown impl {impl!r}; use one of {IMPLS}")
+        check_learned_args(out_features, connection_tau, impl)
         gen = torch.Generator().manual_seed(seed)
         cand_a, cand_b = make_candidates(in_features, out_features, candidates, gen)
         self.in_features, self.out_features, self.impl = in_features, out_features, impl
