@@ -80,7 +80,10 @@ ANNEALED = {
     "seed": 2,
     "connection_tau_end": 0.1,
     "input_ramp_end": 0.05,
-    "augment_shift": 1,  # shifted training batches resume identically too
+    "augment_shift": 1,  # shifted, turned and distorted training batches resume identically too
+    "augment_rotate": 10.0,
+    "augment_elastic": 20.0,
+    "augment_elastic_sigma": 3.0,
     "model": {
         "dense": [200, 200],
         "tau": 3.0,

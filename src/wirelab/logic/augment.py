@@ -1,15 +1,24 @@
-"""Training-time augmentation: each training image shifted by a random whole number of pixels.
+"""Training-time augmentation: each training image warped (turned, elastically distorted) and
+shifted by a random whole number of pixels.
 
-A batch ``x`` of shape ``(b, H, W)`` becomes ``y`` with
+Shift (``augment_shift = s``): a batch ``x`` of shape ``(b, H, W)`` becomes ``y`` with
 ``y[i, r, c] = x[i, r - dy_i, c - dx_i]`` where that pixel exists and 0 (background) elsewhere,
-``dy_i, dx_i`` drawn uniformly from ``{-s, ..., s}`` (``s`` = ``augment_shift``). The model crops
-afterwards, so a shifted digit moves within the full image and the crop sees pixels next to the
-centre too. Only training batches are shifted; validation, test and the discrete network see the
-images as they are. The shifts of step ``k`` come from a generator seeded by ``(seed, k)``, so a
-resumed run draws the same shifts (bit-identical resume).
+``dy_i, dx_i`` drawn uniformly from ``{-s, ..., s}``. The model crops afterwards, so a shifted
+digit moves within the full image and the crop sees pixels next to the centre too.
 
-`shift_images` is the fast path (one gather); `shift_images_reference` the readable loop it is
-tested against.
+Rotation (``augment_rotate``, degrees) and elastic distortion (``augment_elastic`` = alpha
+pixels, ``augment_elastic_sigma``) are one bilinear warp of `wirelab.logic.warp` (equations
+there). Order: the warp first, then the shift: ``y = shift(warp(x))``. Only training batches are
+augmented; validation, test and the discrete network see the images as they are. Each
+augmentation draws from its own generator seeded by ``(seed, k)`` at step ``k`` (the shifts:
+``step_seed(seed, k)``, as before the warps existed; the warps: `wirelab.logic.warp`'s streams),
+so a resumed run draws the same ones (bit-identical resume) and turning one on leaves the
+others' draws unchanged. With all three at 0 the batch itself is returned. Call::
+
+    xb = augment_batch(x, seed=0, step=k, shift=1, rotate=10.0, elastic=34.0, sigma=4.0)
+
+`shift_images` is the fast path of the shift (one gather); `shift_images_reference` the readable
+loop it is tested against.
 """
 
 from __future__ import annotations
@@ -17,6 +26,7 @@ from __future__ import annotations
 import torch
 
 from wirelab.logic.forwards import step_seed
+from wirelab.logic.warp import draw_angles, draw_displacements, warp_images
 
 
 def draw_shifts(batch: int, max_shift: int, seed: int, step: int) -> torch.Tensor:
@@ -50,8 +60,23 @@ def shift_images_reference(x: torch.Tensor, shifts: torch.Tensor) -> torch.Tenso
     return y
 
 
-def augment_batch(x: torch.Tensor, max_shift: int, seed: int, step: int) -> torch.Tensor:
-    """The training batch of step ``step``, shifted (``max_shift`` 0: unchanged)."""
-    if max_shift <= 0:
-        return x
-    return shift_images(x, draw_shifts(len(x), max_shift, seed, step))
+def augment_batch(
+    x: torch.Tensor,
+    seed: int,
+    step: int,
+    *,
+    shift: int = 0,
+    rotate: float = 0.0,
+    elastic: float = 0.0,
+    sigma: float = 4.0,
+) -> torch.Tensor:
+    """The training batch ``x`` ``(b, H, W)`` of step ``step``: turned by up to ``rotate``
+    degrees and distorted by ``elastic`` pixels (Gaussian width ``sigma``) in one warp, then
+    shifted by up to ``shift`` pixels; all 0: ``x`` itself."""
+    if rotate > 0 or elastic > 0:
+        b, h, w = x.shape
+        angles = draw_angles(b, rotate, seed, step)
+        x = warp_images(x, angles, draw_displacements(b, h, w, elastic, sigma, seed, step))
+    if shift > 0:
+        x = shift_images(x, draw_shifts(len(x), shift, seed, step))
+    return x

@@ -73,6 +73,9 @@ class TrainConfig:
     connection_tau_end: float | None = None  # learned connections' temperature at the last step
     input_ramp_end: float | None = None  # real-valued inputs' ramp width at the last step (1 -> w)
     augment_shift: int = 0  # training images shifted by up to this many pixels (`logic.augment`)
+    augment_rotate: float = 0.0  # ... turned by a random angle in [-this, this] degrees
+    augment_elastic: float = 0.0  # ... elastically distorted: alpha pixels (`logic.warp`)
+    augment_elastic_sigma: float = 4.0  # the distortion field's Gaussian width in pixels
 
     def validate(self) -> None:
         """Every field in range; one-line `UsageError` otherwise (before any directory exists)."""
@@ -92,6 +95,9 @@ class TrainConfig:
         shift = self.augment_shift
         if not isinstance(shift, int) or isinstance(shift, bool) or not 0 <= shift <= 8:
             raise UsageError(f"augment_shift must be a whole number 0-8, not {shift!r}")
+        _finite("augment_rotate", self.augment_rotate, 0.0, 45.0)
+        _finite("augment_elastic", self.augment_elastic, 0.0, 40.0)
+        _finite("augment_elastic_sigma", self.augment_elastic_sigma, 0.0, 100.0, lo_open=True)
         patience = self.patience
         if patience is not None and (
             not isinstance(patience, int) or not 0 <= patience <= MAX_COUNT

@@ -29,6 +29,7 @@ MODEL_DEFAULTS = {f.name: f.default for f in fields(ModelSpec)}
 CONV_DEFAULTS = {f.name: f.default for f in fields(ConvBlock) if f.name != "channels"}
 
 POSITIVE = finite_float(0.0, min_open=True)
+POSITIVE_SIGMA = finite_float(0.0, 100.0, min_open=True)
 THREAD_COUNT = THREADS
 # option name -> TrainConfig field (train options) or model spec key (model options)
 TRAIN_OPTIONS = (
@@ -53,6 +54,9 @@ TRAIN_OPTIONS = (
     "connection_tau_end",
     "input_ramp_end",
     "augment_shift",
+    "augment_rotate",
+    "augment_elastic",
+    "augment_elastic_sigma",
 )
 MODEL_OPTIONS = (
     "binarize",
@@ -135,6 +139,12 @@ def train_options(f: F) -> F:
     for option in reversed(_OPTIONS):
         f = option(f)
     return f
+
+
+def _train_option(name: str, kind: Any, text: str) -> Callable[[F], F]:
+    """``--name`` (dashes) for the `TrainConfig` field ``name``, defaulting to the field's."""
+    flag = "--" + name.replace("_", "-")
+    return click.option(flag, type=kind, default=TRAIN_DEFAULTS[name], show_default=True, help=text)
 
 
 _OPTIONS: list[Callable[[F], F]] = [
@@ -272,14 +282,10 @@ _OPTIONS: list[Callable[[F], F]] = [
         show_default=True,
         help="Anneal real-valued inputs toward their thresholded bits: ramp width 1 -> this.",
     ),
-    click.option(
-        "--augment-shift",
-        type=click.IntRange(0, 8),
-        default=TRAIN_DEFAULTS["augment_shift"],
-        show_default=True,
-        help="Shift each training image by a random 0..N pixels each way (validation, test "
-        "unchanged).",
-    ),
+    _train_option("augment_shift", click.IntRange(0, 8), "Shift training images <= N px."),
+    _train_option("augment_rotate", finite_float(0.0, 45.0), "Turn them <= R degrees."),
+    _train_option("augment_elastic", finite_float(0.0, 40.0), "Elastic distortion alpha (px)."),
+    _train_option("augment_elastic_sigma", POSITIVE_SIGMA, "Its Gaussian width (px)."),
     click.option(
         "--init",
         type=click.Choice(CHOICES["init"]),

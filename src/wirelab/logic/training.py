@@ -212,7 +212,15 @@ def fit(
             _relax(model, cfg, st.step, sched.total)
             rewire_model(model, opt, st.step)
             seed_noise(cfg.forward, cfg.seed, st.step)
-            xb = augment_batch(xtr[idx], cfg.augment_shift, cfg.seed, st.step)
+            xb = augment_batch(
+                xtr[idx],
+                cfg.seed,
+                st.step,
+                shift=cfg.augment_shift,
+                rotate=cfg.augment_rotate,
+                elastic=cfg.augment_elastic,
+                sigma=cfg.augment_elastic_sigma,
+            )
             loss = _step(model, opt, xb, ytr[idx], cfg.forward, st.step)
             seg_loss += loss * len(idx)
             seg_n += len(idx)
