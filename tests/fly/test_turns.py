@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -96,6 +97,10 @@ def test_a_killed_turn_study_resumes_from_its_saved_runs(tmp_path: Path, larva: 
     assert r.returncode == 0, r.stderr
     again = json.loads((out / "metrics.json").read_text())
     assert again["table"] == full["table"]
+    t = again["timing"]  # both parts' seconds: the first's whole, then the resumed part's
+    assert (t["parts"], t["runs_run"], t["runs_loaded"]) == (2, 2, 4)
+    assert t["earlier_wall_s"] == full["timing"]["wall_s"] > 0
+    assert t["wall_s"] == pytest.approx(t["earlier_wall_s"] + t["part_wall_s"])
     r = wirelab(*args[:-2], "--duration", "0.4", "--out", out, "--resume")
     assert r.returncode == 2 and "duration: 0.3 -> 0.4" in r.stderr
     (store / saved[0]).write_bytes(b"not a zip")
@@ -104,6 +109,47 @@ def test_a_killed_turn_study_resumes_from_its_saved_runs(tmp_path: Path, larva: 
     assert r.returncode == 0, r.stderr
     assert json.loads((out / "metrics.json").read_text())["table"] == full["table"]
     assert all(load_run(store, s) is not None for s in specs)  # the corrupt run was rerun
+
+
+@requires_larva
+def test_resuming_a_finished_study_reports_the_seconds_it_took(
+    tmp_path: Path, larva: object
+) -> None:
+    """Every run saved, the study marked unfinished (killed while drawing, say): ``--resume``
+    loads all six and reports the first part's seconds, from the part log or (a study saved
+    without one) its old metrics.json; with neither, the time is None and said unrecorded."""
+    out = tmp_path / "turns"
+    args = ["fly", "turns", "--body", "kinematic", "--no-video", "--workers", "1"]
+    args += ["--seeds", "2", "--settle", "0.1", "--duration", "0.3"]
+    assert wirelab(*args, "--out", out).returncode == 0
+    first = json.loads((out / "metrics.json").read_text())["timing"]
+    assert first["wall_s"] > 0 and first["parts"] == 1 and first["runs_run"] == 6
+    assert first["run_cpu_s_sum"] > 0
+
+    def resume(drop: tuple[str, ...]) -> tuple[dict[str, Any], str]:
+        for name in drop:
+            (out / name).unlink()
+        (out / ".in-progress").write_text("{}")
+        r = wirelab(*args, "--out", out, "--resume")
+        assert r.returncode == 0, r.stderr
+        return json.loads((out / "metrics.json").read_text())["timing"], r.stdout
+
+    t, stdout = resume(("metrics.json",))
+    assert (t["runs"], t["runs_run"], t["runs_loaded"], t["parts"]) == (6, 0, 6, 2)
+    assert t["earlier_wall_s"] == first["wall_s"]  # not the new part's ~0 s
+    assert t["wall_s"] == pytest.approx(first["wall_s"] + t["part_wall_s"])
+    assert t["run_wall_s_sum"] == first["run_wall_s_sum"]
+    assert t["run_cpu_s_sum"] == first["run_cpu_s_sum"]
+    assert f"6 runs (all done before; {first['wall_s']:.0f} s when run)" in stdout
+    # a study saved before the part log: its metrics.json's timing had runs and wall_s only
+    old = {"runs": 6, "wall_s": first["wall_s"], "step_ms_median": 0.1}
+    (out / "metrics.json").write_text(json.dumps({"timing": old}))
+    legacy, _ = resume(("runs/parts.json",))
+    assert legacy["earlier_wall_s"] == first["wall_s"] and legacy["parts"] == 2
+    unknown, stdout = resume(("runs/parts.json", "metrics.json"))
+    assert unknown["wall_s"] is None and unknown["earlier_wall_s"] is None
+    assert unknown["run_wall_s_sum"] == first["run_wall_s_sum"] > 0
+    assert "6 saved before, their wall time not recorded" in stdout
 
 
 def test_a_taxis_trial_stops_at_the_source() -> None:

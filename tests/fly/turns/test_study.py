@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.clirun import wirelab
+from tests.clirun import one_line_error, wirelab
 from tests.conftest import requires_larva
 from wirelab.errors import UsageError
 from wirelab.fly.turns.runs import model_names
@@ -75,3 +75,22 @@ def test_two_families_reach_the_metrics(tmp_path: Path, larva: object) -> None:
     config = json.loads((out / "config.json").read_text())
     assert config["config"]["null_family"] == ["degree", "degree-boundary"]
     assert config["config"]["null_seed"] == 5
+
+
+def test_null_seed_and_null_walk_seeds_cannot_be_mistaken(tmp_path: Path) -> None:
+    """--null-seed is a rewiring seed, --null-walk-seeds (old name --null-seeds, still taken but
+    not in --help) a count of fly seeds; a seed given to the count is one line naming the other."""
+    from wirelab.fly.turns.cli import turns_cmd
+
+    for name in ("--null-walk-seeds", "--null-seeds"):
+        ctx = turns_cmd.make_context("turns", [name, "3"])
+        assert (ctx.params["null_seeds"], ctx.params["null_seed"]) == (3, 0)
+        r = wirelab("fly", "turns", "--body", "kinematic", "--no-video", "--models", "row,null",
+                    name, "5000", "--out", tmp_path / "t")  # fmt: skip
+        assert r.returncode == 2 and one_line_error(r), r.stderr
+        assert "--null-walk-seeds 5000 is how many fly seeds" in r.stderr
+        assert "rewiring seed is --null-seed" in r.stderr
+        assert not (tmp_path / "t").exists()
+    text = " ".join(wirelab("fly", "turns", "--help").stdout.split())
+    assert "--null-seeds" not in text and "(how many walk seeds the nulls get: --null-walk-" in text
+    assert "A count, not a seed" in text and "the nulls' rewiring seed: --null-seed)" in text

@@ -25,6 +25,7 @@ from wirelab.fly.options import (
 )
 from wirelab.fly.turns.runs import MODEL_HELP
 from wirelab.fly.turns.study import TurnsConfig
+from wirelab.fly.turns.timing import timing_line
 from wirelab.parallel.options import executor_options
 from wirelab.reservoir.nulls import NULLS
 
@@ -35,6 +36,18 @@ def _fmt(d: dict[str, object] | None) -> str:
     ci = d["ci"]
     assert isinstance(ci, list)
     return f"{d['mean']:+7.1f} [{ci[0]:+7.1f}, {ci[1]:+7.1f}]"
+
+
+class OldNameOption(click.Option):
+    """An option whose names after the first are old names: accepted, left out of ``--help``."""
+
+    def get_help_record(self, ctx: click.Context) -> tuple[str, str] | None:
+        opts = self.opts
+        self.opts = opts[:1]
+        try:
+            return super().get_help_record(ctx)
+        finally:
+            self.opts = opts
 
 
 # the options' defaults: `TurnsConfig`'s field defaults (tests/fly/test_defaults.py); the study
@@ -58,7 +71,7 @@ def _show(m: dict[str, Any]) -> None:
             f"vs {c['null_mean']:.1f} +- {c['null_sd']:.1f} deg, p={c['p']:.3f}, z={z}"
         )
     t = m["timing"]
-    click.echo(f"{t['runs']} runs in {t['wall_s']:.0f} s; {t['step_ms_median']:.2f} ms/step")
+    click.echo(f"{timing_line(t)}; {t['step_ms_median']:.2f} ms/step")
 
 
 @click.command("turns")
@@ -89,13 +102,18 @@ def _show(m: dict[str, Any]) -> None:
     type=click.IntRange(0, 2**31),
     default=TURNS["null_seed"],
     show_default=True,
-    help="The nulls' rewiring seeds: null-seed + i (--null-seeds: how many walks).",
+    help="A seed, not a count: null i of each family is rewired with seed null-seed + i "
+    "(how many walk seeds the nulls get: --null-walk-seeds).",
 )
 @click.option(
-    "--null-seeds",
+    "--null-walk-seeds",
+    "--null-seeds",  # the old name, still accepted, left out of --help (next to --null-seed)
+    "null_seeds",
+    cls=OldNameOption,
     type=click.IntRange(min=2, max=MAX_COUNT),
     default=TURNS["null_seeds"],
-    help="Walk seeds for the nulls, the first ones (default: --seeds).",
+    help="A count, not a seed: the nulls walk only the first N fly seeds, 2 .. --seeds "
+    "(default: all --seeds; the nulls' rewiring seed: --null-seed).",
 )
 @click.option(
     "--settle",

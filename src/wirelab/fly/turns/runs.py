@@ -127,7 +127,7 @@ def run_one(spec: RunSpec) -> dict[str, Any]:
     """Simulate ``spec``; return the traces ``(S, ...)`` per controller update and the turn."""
     import dataclasses
 
-    t_start = time.perf_counter()
+    t_start, cpu_start = time.perf_counter(), time.process_time()
     normalize = "spectral" if spec.model == "spectral" else "row"
     ctrl_cfg = dataclasses.replace(spec.controller, normalize=normalize)
     ctrl = ConnectomeController.from_connectome(
@@ -175,6 +175,7 @@ def run_one(spec: RunSpec) -> dict[str, Any]:
         "timing": {
             "setup_s": t_setup - t_start,
             "wall_s": t_end - t_start,
+            "cpu_s": time.process_time() - cpu_start,  # this process's CPU seconds
             "physics_steps": steps,
             "step_ms": 1e3 * physics_s / steps,
             "frames": n_frames,

@@ -39,6 +39,7 @@ from wirelab.fly.mapping import FixedMapping, default_mapping
 from wirelab.fly.store import resumable_experiment
 from wirelab.fly.turns.runs import RUNS, RunSpec, load_run, model_names, run_one, save_run
 from wirelab.fly.turns.stats import compare_nulls, null_family
+from wirelab.fly.turns.timing import PartLog, earlier_parts, timing_summary
 from wirelab.parallel import ExecOptions, Job, JobResult, map_jobs
 from wirelab.reservoir.nulls import NULLS
 
@@ -48,7 +49,8 @@ class TurnsConfig:
     """Seeds, models, timing, mapping, body and video of the turn study.
 
     ``nulls`` nulls of each family in ``null_family`` (`NULLS` names), seeds ``null_seed + i``;
-    ``null_seeds`` (None: ``seeds``) runs the nulls on the first seeds only; ``video`` films seed 0
+    ``null_seeds`` (None: ``seeds``; ``--null-walk-seeds``, old name ``--null-seeds``) runs the
+    nulls on the first seeds only (a count; ``null_seed`` is a seed); ``video`` films seed 0
     of left, control and right for the first model (every ``frame_every`` physics steps at
     ``frame_size`` pixels).
     """
@@ -97,7 +99,10 @@ class TurnsConfig:
             interval=self.controller.update_interval,
         )
         if self.null_seeds is not None and not 2 <= self.null_seeds <= self.seeds:
-            raise UsageError("--null-seeds must be between 2 and --seeds")
+            raise UsageError(
+                f"--null-walk-seeds {self.null_seeds} is how many fly seeds the nulls walk, "
+                f"2 .. --seeds ({self.seeds}); the nulls' rewiring seed is --null-seed"
+            )
         self.executor()  # bad --workers/--backend/--address: one line
         if self.video and not body_class(self.body).renders_video:
             raise UsageError(f"--video needs a body that renders, not {self.body!r}")
@@ -186,11 +191,14 @@ def run_all(
     options: ExecOptions,
     show: bool = True,
     store: Path | None = None,
-) -> tuple[list[dict[str, Any]], float]:
-    """Run ``specs`` as jobs (`wirelab.parallel`); results in spec order.
+    log: PartLog | None = None,
+) -> tuple[list[dict[str, Any]], float, int]:
+    """Run ``specs`` as jobs (`wirelab.parallel`); results in spec order, the wall-clock seconds
+    of this call and how many runs were loaded instead of simulated.
 
     With ``store`` (a folder), every finished run is saved there as it ends and runs already
-    saved there with the same fingerprint are loaded instead of simulated (`wirelab.fly.store`)."""
+    saved there with the same fingerprint are loaded instead of simulated (`wirelab.fly.store`);
+    ``log`` (`wirelab.fly.turns.timing.PartLog`) is told each saved run."""
     results = [load_run(store, s) if store is not None else None for s in specs]
     todo = [i for i, r in enumerate(results) if r is None]
     t0 = time.perf_counter()
@@ -204,24 +212,13 @@ def run_all(
     def keep(result: JobResult) -> None:
         if store is not None:
             save_run(store, specs[todo[result.index]], result.value)
+            if log is not None:
+                log.tick()
 
     values = map_jobs(jobs, options, label=label, show=show, on_result=keep)
     for i, value in zip(todo, values, strict=True):
         results[i] = value
-    return [r for r in results if r is not None], time.perf_counter() - t0
-
-
-def timing_summary(runs: Sequence[dict[str, Any]], wall_s: float) -> dict[str, Any]:
-    t = [r["timing"] for r in runs]
-    per_frame = [x["render_s_per_frame"] for x in t if x["render_s_per_frame"] is not None]
-    return {
-        "runs": len(runs),
-        "wall_s": wall_s,
-        "run_wall_s_median": float(np.median([x["wall_s"] for x in t])),
-        "step_ms_median": float(np.median([x["step_ms"] for x in t])),
-        "render_s_per_frame": float(np.median(per_frame)) if per_frame else None,
-        "frames_rendered": int(sum(x["frames"] for x in t)),
-    }
+    return [r for r in results if r is not None], time.perf_counter() - t0, saved
 
 
 @in_fly_env
@@ -238,15 +235,18 @@ def run(
     ``turns.png`` and, with ``video``, ``video.mp4`` and ``video_strip.png``; every finished run
     is kept in ``out/runs/`` as it ends, and ``resume=True`` continues a killed study from them
     (the settings must equal the saved ``config.json``'s, except ``workers``, ``backend`` and
-    ``address``). Returns the metrics."""
+    ``address``); ``timing`` then counts every part's seconds, not only the resumed part's
+    (`wirelab.fly.turns.timing.timing_summary`). Returns the metrics."""
     from wirelab.fly.turns.video import heading_plot, null_plot, turn_plot, write_video
 
     specs = config.specs()  # validates
     cfg = asdict(config)
+    earlier = earlier_parts(out, Path(out) / RUNS, resume)  # before metrics.json is cleared
     with resumable_experiment(
         out, "wirelab fly turns", cfg, RUNS, overwrite=overwrite, resume=resume
     ) as (rd, store):
-        runs, wall = run_all(specs, config.executor(), show=progress, store=store)
+        log = PartLog.start(store, earlier)
+        runs, wall, loaded = run_all(specs, config.executor(), show=progress, store=store, log=log)
         table = summarize(runs)
         first = config.model_names()[0]
         rd.save_figure(heading_plot(runs, first, config.settle), "headings")
@@ -257,7 +257,7 @@ def run(
                 {k: v for k, v in r.items() if k not in ("time", "heading", "position", "frames")}
                 for r in runs
             ],
-            "timing": timing_summary(runs, wall),
+            "timing": timing_summary(runs, log.close(wall, loaded)),
         }
         nulls = compare_nulls(table)
         if nulls:
