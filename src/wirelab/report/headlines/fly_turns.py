@@ -38,7 +38,7 @@ NULL_QUESTION = "Does the wiring decide which way the fly turns, against {} null
 
 FLYGYM_STUDY = Resolution(
     "wirelab fly turns --body flygym1 --seeds 8 --models row,spectral,mirror,null --nulls 2 "
-    "--null-seeds 4",
+    "--null-walk-seeds 4",
     "L − R −104.0° [−121.2°, −86.7°] for the connectome over 8 seeds on NeuroMechFly "
     "(flygym 1.2.1): left −44.3°, right +59.7° minus the control",
     "yes",
