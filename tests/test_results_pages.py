@@ -62,6 +62,7 @@ SEED_STUDIES = [
     "mnist10-48k-30k/metrics.json",
     "mnist10-conv/metrics.json",
     "mnist10-conv-64/metrics.json",
+    "mnist10-8k-learned-40k/seeds.json",  # the recipe before (results page only)
 ]
 SINGLE_RUNS = [
     "mnist10-48k-paper",
