@@ -42,25 +42,43 @@ def result() -> dict:
 
 @requires_mnist
 @needs_torchlogix
-def test_every_peer_configuration_has_a_figure(result: dict) -> None:
+def test_every_peer_configuration_has_a_figure_at_every_target(result: dict) -> None:
     names = list(bench().PEERS)
     assert sorted(result["torchlogix"]) == sorted(names)
     for name in names:
-        row = result["torchlogix"][name]
-        assert isinstance(row["reached"], bool), (name, row)
-        assert isinstance(row["seconds"], (int, float)) and row["seconds"] > 0, (name, row)
-        assert row["step"] > 0 and 0.0 <= row["val_discrete"] <= 1.0, (name, row)
-        assert row["model"] == bench().PEERS[name].description
-    assert result["wirelab_seconds"] > 0 and isinstance(result["wirelab_reached"], bool)
+        run = result["torchlogix"][name]
+        assert run["model"] == bench().PEERS[name].description
+        assert run["seconds"] > 0 and run["steps"] > 0, (name, run)
+    assert [e["target_val_discrete"] for e in result["targets"]] == [0.5, 0.6]
+    for entry in result["targets"]:
+        assert sorted(entry["torchlogix"]) == sorted(names)
+        for name, row in entry["torchlogix"].items():
+            assert isinstance(row["reached"], bool), (name, row)
+            assert isinstance(row["seconds"], (int, float)) and row["seconds"] > 0, (name, row)
+            assert row["step"] > 0 and 0.0 <= row["val_discrete"] <= 1.0, (name, row)
+            if row["reached"]:  # the first validation at or above the target
+                assert row["val_discrete"] >= entry["target_val_discrete"], (name, row)
+        assert entry["wirelab_seconds"] > 0 and isinstance(entry["wirelab_reached"], bool)
     assert "load_before" in result and "load_after" in result
 
 
 @requires_mnist
 @needs_torchlogix
 def test_tiny_size_reports_no_ratio(result: dict) -> None:
-    assert result["tiny"] is True and result["vs"] is None
-    assert "speedup" not in result and "speedup_at_least" not in result
-    assert "--tiny" in result["ratio_refused"]
+    assert result["tiny"] is True
+    for entry in result["targets"]:
+        assert entry["vs"] is None
+        assert "speedup" not in entry and "speedup_at_least" not in entry
+        assert "--tiny" in entry["ratio_refused"]
+
+
+def test_targets_name_a_recipe_each_in_ascending_order() -> None:
+    parsed = bench().targets_of("0.98=mnist10-32k-learned,0.97=mnist10-8k-learned")
+    assert list(parsed) == [0.97, 0.98]
+    assert parsed[0.97].name == "mnist10-8k-learned.toml" and parsed[0.97].is_file()
+    for bad in ("0.97", "1.5=mnist10-8k-learned", "0.97=no-such-recipe", "x=mnist01"):
+        with pytest.raises(SystemExit, match="--targets"):
+            bench().targets_of(bad)
 
 
 def test_ratio_is_against_the_fastest_configuration() -> None:
