@@ -58,7 +58,7 @@ def test_a_registered_connectome_runs_through_the_cli(
     r = wirelab(*args)
     assert r.returncode == 0, r.stderr
     metrics = json.loads((out / "metrics.json").read_text())
-    assert len(metrics["results"]) == 2  # the connectome and one degree null at one gain
+    assert len(metrics["results"]) == 3  # the connectome, one null of each default family
     assert metrics["population_sizes"]["inputs"] == 6
 
     r = wirelab("data", "info", "toy", "--json")

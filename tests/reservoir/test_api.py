@@ -59,7 +59,7 @@ def test_the_defaults_are_the_ones_that_work() -> None:
     assert LIFUnits().input_scaling == INPUT_SCALING
     assert parse_bias(wr.DEFAULTS.bias) == parse_bias("random:0.2")
     assert wr.DEFAULTS.alphas == [float(a) for a in np.linspace(0.2, 1.6, 8)]
-    assert wr.DEFAULTS.null_models == ["degree"] and wr.DEFAULTS.nulls == 20
+    assert wr.DEFAULTS.null_models == ["degree", "degree-boundary"] and wr.DEFAULTS.nulls == 20
 
 
 def test_build_reads_the_defaults(toy: str) -> None:  # noqa: F811

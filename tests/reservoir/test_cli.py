@@ -120,6 +120,27 @@ def test_unknown_connectome_and_bad_settings_fail_before_the_result_directory(
     assert not out.exists()
 
 
+def test_a_default_run_prints_both_null_families_or_says_which_it_left_out(
+    toy: str, tmp_path: Path
+) -> None:
+    """No --null-model: the plain and the boundary-preserving degree nulls, a table each; on a
+    connectome without cell classes (esn-1000: every unit one class) the plain one and why."""
+    args = ["reservoir", "run", "--task", "memory-capacity", "--alpha", "1.0", "--nulls", "1"]
+    args += ["--workers", "1", "--quick", "--inputs", "all"]
+    r = wirelab(*args, "--connectome", toy, "--out", str(tmp_path / "toy"))
+    assert r.returncode == 0, r.stderr
+    assert "connectome vs degree nulls" in r.stdout
+    assert "connectome vs degree-boundary nulls" in r.stdout
+    config = json.loads((tmp_path / "toy" / "config.json").read_text())["config"]
+    assert config["null_models"] == ["degree", "degree-boundary"]
+    r = wirelab(*args, "--connectome", "esn-1000", "--out", str(tmp_path / "esn"))
+    assert r.returncode == 0, r.stderr
+    assert "connectome vs degree nulls" in r.stdout and "vs degree-boundary" not in r.stdout
+    assert "degree-boundary nulls left out: every neuron of esn-1000" in r.stdout
+    metrics = json.loads((tmp_path / "esn" / "metrics.json").read_text())
+    assert list(metrics["null_models_left_out"]) == ["degree-boundary"]
+
+
 @requires_larva
 def test_reservoir_run_writes_results_and_summary(tmp_path: Path) -> None:
     out = tmp_path / "mc"
@@ -150,7 +171,7 @@ def test_reservoir_run_writes_results_and_summary(tmp_path: Path) -> None:
     assert "MC = sum_(k=1..30)" in proc.stdout  # the metric definition is printed
     metrics = json.loads((out / "metrics.json").read_text())
     rows = metrics["results"]
-    assert len(rows) == 2 * 2  # (connectome + 1 null) x 2 alphas
+    assert len(rows) == 3 * 2  # (connectome + 1 null of each default family) x 2 alphas
     assert set(rows[0]) == {"model", "null", "alpha", "task", "metric", "value"}
     s = metrics["summary"]["memory-capacity"]
     assert {"best_alpha", "connectome", "null_mean", "null_std", "p_value", "z"} <= set(s)

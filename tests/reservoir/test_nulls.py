@@ -4,13 +4,17 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
+from wirelab.data.connectomes import Connectome, load_connectome
 from wirelab.errors import UsageError
 from wirelab.reservoir.nulls import (
+    DEFAULT_NULLS,
+    NULLS,
     degree_preserving,
     erdos_renyi,
     make_null,
     mirror_permutation,
     mirrored,
+    usable_nulls,
     weight_permutation,
 )
 from wirelab.reservoir.stats import empirical_p, summarize, z_score, z_with_note
@@ -97,6 +101,21 @@ def test_registry_matches_the_functions(larva) -> None:  # type: ignore[no-untyp
     assert (make_null("degree", w, seed=5) != degree_preserving(w, seed=5)).nnz == 0
     assert (make_null("weights", w, seed=5) != weight_permutation(w, seed=5)).nnz == 0
     assert (make_null("mirror", larva) != mirrored(larva)).nnz == 0
+
+
+def test_what_each_null_needs_of_a_connectome(larva: Connectome) -> None:
+    """degree-boundary needs two cell classes: the larva has them; esn-1000 (every unit one
+    class) has one, where the boundary rewiring is the degree rewiring swap for swap."""
+    esn = load_connectome("esn-1000")
+    assert all(NULLS.get(kind).missing(larva) == "" for kind in DEFAULT_NULLS)
+    assert NULLS.get("degree").missing(esn) == ""
+    assert "one cell class (interneuron)" in NULLS.get("degree-boundary").missing(esn)
+    plain, boundary = make_null("degree", esn, 3), make_null("degree-boundary", esn, 3)
+    assert (plain != boundary).nnz == 0 and (plain != esn.matrix()).nnz > 0
+    kept, left_out = usable_nulls(esn, DEFAULT_NULLS)
+    assert kept == ["degree"] and list(left_out) == ["degree-boundary"]
+    with pytest.raises(UsageError, match="'degree-boundary' is not defined on esn-1000"):
+        usable_nulls(esn, ["degree", "degree-boundary", "mirror"])
 
 
 def test_p_value_and_z() -> None:

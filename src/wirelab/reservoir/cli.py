@@ -122,7 +122,8 @@ def group() -> None:
     "null_models",
     default=",".join(DEFAULTS.null_models),
     show_default=True,
-    help=f"Comma list of {', '.join(NULLS.names())}.",
+    help=f"Comma list of {', '.join(NULLS.names())}. The default leaves degree-boundary out "
+    "(with a note) on a connectome without cell classes.",
 )
 @click.option(
     "--activation",
@@ -226,33 +227,39 @@ def _fmt(v: Any) -> str:
 
 
 def _print_summary(metrics: dict[str, Any], console: Console) -> None:
+    """The task definitions, one table per null family (``summary_by_null_model``; a run
+    without it: ``summary``), each task's z note, and the default families left out."""
     for task, definition in metrics["definitions"].items():
         console.print(f"[bold]{task}[/]: {definition}")
-    table = Table(
-        "task",
-        "metric",
-        "best alpha",
-        "connectome",
-        "null mean",
-        "null std",
-        "p",
-        "z",
-        "p (own best alpha)",
-        title="connectome vs nulls",
-    )
-    for task, s in metrics["summary"].items():
-        table.add_row(
-            task,
-            s["metric"],
-            _fmt(s["best_alpha"]),
-            _fmt(s["connectome"]),
-            _fmt(s["null_mean"]),
-            _fmt(s["null_std"]),
-            _fmt(s["p_value"]),
-            _fmt(s["z"]),
-            _fmt(s["p_value_own_best_alpha"]),
+    families = metrics.get("summary_by_null_model") or {"nulls": metrics["summary"]}
+    for kind, summary in families.items():
+        table = Table(
+            "task",
+            "metric",
+            "best alpha",
+            "connectome",
+            "null mean",
+            "null std",
+            "p",
+            "z",
+            "p (own best alpha)",
+            title=f"connectome vs {kind} nulls",
         )
-    console.print(table)
-    for task, s in metrics["summary"].items():
-        if s.get("z_note"):
-            console.print(f"{task}: z {_fmt(s['z'])}: {s['z_note']}")
+        for task, s in summary.items():
+            table.add_row(
+                task,
+                s["metric"],
+                _fmt(s["best_alpha"]),
+                _fmt(s["connectome"]),
+                _fmt(s["null_mean"]),
+                _fmt(s["null_std"]),
+                _fmt(s["p_value"]),
+                _fmt(s["z"]),
+                _fmt(s["p_value_own_best_alpha"]),
+            )
+        console.print(table)
+        for task, s in summary.items():
+            if s.get("z_note"):
+                console.print(f"{task} vs {kind}: z {_fmt(s['z'])}: {s['z_note']}")
+    for kind, why in metrics.get("null_models_left_out", {}).items():
+        console.print(f"{kind} nulls left out: {why}")

@@ -22,7 +22,7 @@ from wirelab.data.connectomes import Connectome, check_connectome_source, load_c
 from wirelab.errors import UsageError
 from wirelab.parallel import ExecOptions
 from wirelab.reservoir.memory import check_study_memory
-from wirelab.reservoir.nulls import DEFAULT_NULLS, NULLS
+from wirelab.reservoir.nulls import DEFAULT_NULLS, NULLS, usable_nulls
 from wirelab.reservoir.populations import parse_population
 from wirelab.reservoir.ridge.solvers import DEFAULT_SOLVER, SOLVERS
 from wirelab.reservoir.tasks import TASKS, Task
@@ -57,8 +57,10 @@ class ExperimentConfig:
     (`units.INPUT_SCALING`, 0.3), ``bias`` (a number, or ``"random[:SCALE]"``: ``b_i ~
     U[-SCALE, SCALE]`` per neuron drawn from ``seed``; `units.BIAS`, ``"random:0.2"``).
     Study: ``tasks`` (`TASKS` names), ``nulls`` per null model, ``null_models`` (`NULLS` names,
-    default ``degree``), ``seed`` (inputs, splits, bias and nulls: null ``i`` uses ``seed + 1 +
-    i``), ``quick`` (each task's short sizes), ``task_params`` (sizes per task),
+    default `DEFAULT_NULLS`: ``degree`` and ``degree-boundary``, the second left out, with the
+    reason in metrics.json, on a connectome without cell classes; `nulls.usable_nulls`),
+    ``seed`` (inputs, splits, bias and nulls: null ``i`` uses ``seed + 1 + i``), ``quick``
+    (each task's short sizes), ``task_params`` (sizes per task),
     ``readout_solver`` (every ridge readout's `ridge.SOLVERS` name: ``fast``, the default, or
     ``exact``, exact down to lambda 1e-12 and 1.9-6.3x slower; docs/reservoir.md). Execution:
     ``workers`` (None: the cores this process may use), ``backend``, ``address``
@@ -162,7 +164,9 @@ class ResolvedExperiment:
     loaded once; ``real`` its raw ``(N, N)`` ``[pre, post]`` matrix of the chosen edge types and
     ``weights`` that matrix normalised (the connectome's network); ``inputs``, ``outputs``,
     ``left``, ``right`` the neuron indices of the populations; ``tasks`` the task entries by
-    name; ``population_sizes`` what metrics.json records of them.
+    name; ``population_sizes`` what metrics.json records of them; ``nulls_left_out`` the
+    default null models this connectome cannot have, ``{name: reason}`` (`nulls.usable_nulls`;
+    ``config.null_models`` holds the others).
     """
 
     config: ExperimentConfig
@@ -175,6 +179,7 @@ class ResolvedExperiment:
     right: np.ndarray
     tasks: dict[str, Task]
     population_sizes: dict[str, int]
+    nulls_left_out: dict[str, str] = field(default_factory=dict)
 
     def jobs(self) -> list[tuple[str, int]]:
         """``[("connectome", -1), (null_model, i), ...]``; a deterministic null model runs once."""
@@ -211,7 +216,10 @@ def resolve_experiment(
     # the connectome's own edge types are checked here (a one-line error naming them)
     real = as_csr(con, edge_types=cfg.edge_types)
     how = resolve_normalization(real, cfg.normalize)
-    resolved = replace(cfg, normalize=how, bias=str(parse_bias(cfg.bias)))
+    # the null models defined on this connectome (the defaults drop degree-boundary without
+    # cell classes, with the reason; one named explicitly is a one-line error); none built: all
+    kept, left_out = usable_nulls(con, cfg.null_models) if cfg.nulls else (cfg.null_models, {})
+    resolved = replace(cfg, normalize=how, bias=str(parse_bias(cfg.bias)), null_models=list(kept))
     exp = ResolvedExperiment(
         config=resolved,
         connectome=con,
@@ -223,6 +231,7 @@ def resolve_experiment(
         right=inputs[con.side[inputs] == "right"],
         tasks=tasks,
         population_sizes=sizes,
+        nulls_left_out=left_out,
     )
     # the study's peak memory against the memory available: one line (exit 1) before any work
     return check_study_memory(exp) if study else exp
@@ -231,7 +240,8 @@ def resolve_experiment(
 DEFAULTS = ExperimentConfig()
 """THE defaults of a reservoir study: ``wirelab reservoir run``'s option defaults and the Python
 API's (`wirelab.reservoir.build`, `score`, `compare`) are its fields (no tasks; gains 0.2 .. 1.6
-in 8 steps; input scaling 0.3; bias ``random:0.2``; 20 degree-preserving nulls)."""
+in 8 steps; input scaling 0.3; bias ``random:0.2``; 20 nulls of each `DEFAULT_NULLS` family:
+degree-preserving, and degree-preserving within each cell-class pair where there are classes)."""
 
 
 def resolve(cfg: ExperimentConfig) -> ExperimentConfig:

@@ -6,9 +6,10 @@ together (`tasks.run_plans`: one sparse product per step for all of them). Jobs 
 `wirelab.parallel` (`wirelab.reservoir.experiment.run`), each worker given the resolved experiment
 once (nothing is loaded again). The output (`summarise`) is a tidy table (``results``: model, null,
 alpha, task, metric, value; one row group per `tasks.Metric` of every task) and a `stats.summarize`
-summary per metric label. `evaluate` runs every job of a resolved experiment and summarises them:
-what ``wirelab reservoir run`` writes to metrics.json and what `wirelab.reservoir.compare`
-returns."""
+summary per metric label against each null model (``summary_by_null_model``; ``summary``: the
+first, ``degree`` by default, beside ``degree-boundary``). `evaluate` runs every job of a resolved
+experiment and summarises them: what ``wirelab reservoir run`` writes to metrics.json and what
+`wirelab.reservoir.compare` returns."""
 
 from __future__ import annotations
 
@@ -144,10 +145,14 @@ def summarise(results: list[dict[str, Any]], null_models: list[str]) -> dict[str
 
 def evaluate(exp: ResolvedExperiment, *, show_progress: bool = True) -> dict[str, Any]:
     """Every job of ``exp`` (`ResolvedExperiment.jobs`, through `wirelab.parallel` with ``exp``
-    shared by every job) summarised (`summarise`), plus ``population_sizes``."""
+    shared by every job) summarised (`summarise`), plus ``population_sizes`` and, where the
+    connectome cannot have a default null model, ``null_models_left_out`` ``{name: reason}``
+    (`ResolvedExperiment.nulls_left_out`: ``degree-boundary`` without cell classes)."""
     jobs = [Job(f"{model} {index}", run_job, (model, index)) for model, index in exp.jobs()]
     executor = exp.config.executor()
     results = map_jobs(jobs, executor, shared=exp, label="networks", show=show_progress)
     metrics = summarise(results, exp.config.null_models)
+    if exp.nulls_left_out:
+        metrics["null_models_left_out"] = dict(exp.nulls_left_out)
     metrics["population_sizes"] = exp.population_sizes
     return metrics

@@ -211,7 +211,8 @@ def compare(
         tasks: a `wirelab.reservoir.tasks.TASKS` name, a list of them, or ``"all"``.
         show_progress: a progress bar over the networks.
         **settings: any field of `ExperimentConfig`, defaults `DEFAULTS` (``alphas``:
-            0.2 .. 1.6 in 8 steps, ``nulls=20`` per null model, ``null_models=["degree"]``,
+            0.2 .. 1.6 in 8 steps, ``nulls=20`` per null model, ``null_models=["degree",
+            "degree-boundary"]`` (the second left out, with a note, without cell classes),
             ``inputs="sensory"``, ``outputs="all"``, ``input_scaling=0.3``,
             ``bias="random:0.2"``, ``seed=0``, ``quick=False``, ``workers=None``: every core).
 

@@ -7,7 +7,10 @@ connectome's score at its best alpha, the nulls' mean and sd at that alpha, the 
 its own best alpha. The verdict: yes if the score is better than the null mean with p <= `ALPHA`,
 not resolved if better with a larger p, no if not better; with several null families
 (``summary_by_null_model``: e.g. plain and boundary-preserving degree nulls) one comparison and
-one verdict per family, yes or no overall only when they agree.
+one verdict per family, yes or no overall only when they agree. A default run has two families,
+``degree`` and ``degree-boundary`` (`wirelab.reservoir.nulls.DEFAULT_NULLS`): each is named with
+its mean ± sd and p; a family the connectome could not have (``null_models_left_out``: no cell
+classes) is named with the reason.
 """
 
 from __future__ import annotations
@@ -103,6 +106,23 @@ def families(run: Run, task: str) -> list[tuple[str, dict[str, Any]]]:
     return [(str(kind), dig(run.metrics, "summary", task))]
 
 
+def _spread(s: dict[str, Any]) -> str:
+    """The nulls' ``mean ± sd`` of summary ``s`` (``mean`` alone with one null), "" without."""
+    mean, sd = number(dig(s, "null_mean")), number(dig(s, "null_std"))
+    if mean is None:
+        return ""
+    return f"{mean:.3g} ± {sd:.2g} (mean ± sd), " if sd is not None else f"{mean:.3g}, "
+
+
+def _left_out(run: Run) -> str:
+    """``"; boundary-preserving degree nulls left out: REASON"`` per default family the run's
+    connectome could not have (metrics.json ``null_models_left_out``), "" if none."""
+    left = dig(run.metrics, "null_models_left_out")
+    if not isinstance(left, dict):
+        return ""
+    return "".join(f"; {null_words(str(k))} nulls left out: {why}" for k, why in left.items())
+
+
 def _combined(parts: list[tuple[str, str, str, str]]) -> tuple[str, str, str]:
     """One (uncertainty, outcome, verdict) from each family's ``(words, uncertainty, outcome,
     verdict)``: yes or no only when every family agrees, else not resolved."""
@@ -150,9 +170,11 @@ def reservoir(run: Run) -> Headline | None:
                     f"{words} nulls", f"{mean:.3g} ± {sd or 0:.2g}", f"mean ± sd of {n}, run"
                 )
             )
-        parts.append((words, *_verdict(fs, value, metric, words)))
+        uncertainty, outcome, verdict = _verdict(fs, value, metric, words)
+        parts.append((words, _spread(fs) + uncertainty, outcome, verdict))
     comparisons += [Comparison.of(a) for a in anchors_for(task)]
     uncertainty, outcome, verdict = _combined(parts)
+    uncertainty += _left_out(run)
     return Headline(
         question,
         answer,

@@ -20,7 +20,8 @@ same way as for the real connectome, so a comparison changes only the wiring.
 - ``degree-boundary``: ``degree`` with swaps only between two edges of the same class pair
   ``(class(pre), class(post))`` (`classes`: sensory by modality, ascending, interneuron, DN-VNC,
   DN-SEZ, other outputs): every class-to-class edge count kept as well, so no sensory ->
-  descending shortcut appears that the connectome lacks. Needs cell types (else a `UsageError`).
+  descending shortcut appears that the connectome lacks. Needs two or more cell classes
+  (`needs_cell_classes`; a study naming it on a connectome without them: a one-line `UsageError`).
 - ``weights``: the real topology with the edge weights randomly permuted among the edges.
 - ``random-esn``: a standard echo state network of the same size and edge count: E positions
   drawn as for ``erdos-renyi`` (no self-loops), each with an N(0, 1) weight
@@ -33,6 +34,14 @@ same way as for the real connectome, so a comparison changes only the wiring.
   ``W_mirror[i, j] = W[P[i], P[j]]``: left neurons get the wiring of their right partners and
   vice versa. Deterministic (the seed is ignored).
 
+`DEFAULT_NULLS` (``degree`` and ``degree-boundary``) is what a run compares the connectome with
+unless told otherwise: both families, because a plain degree-preserving rewiring sends about 24
+times the larva's share of sensory output straight onto DN-VNC (docs/reservoir-nulls.md). A null
+whose entry ``needs`` what the connectome lacks (``degree-boundary``: two or more cell classes)
+is left out of the defaults on that connectome, with the reason (`usable_nulls`: a user's edge
+list without a neuron table; ``esn-1000``, every unit one class); named explicitly, it is a
+one-line `UsageError`.
+
 The rewirings work on edge lists with a hash set of edge keys (`swaps`, `kernel`), so their
 memory is O(E), not O(N^2). `NULLS` is the one list of them (the CLI's ``--null-model``, the
 validation, the experiment and the docs read it); each entry is a `NullModel`: ``null(source,
@@ -43,12 +52,13 @@ seed, edge_types) -> W`` (``edge_types`` None: every type) and how the experimen
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import scipy.sparse as sp
 
+from wirelab.errors import UsageError
 from wirelab.registry import Registry
 from wirelab.reservoir.nulls.classes import cell_classes
 from wirelab.reservoir.nulls.degree import boundary_preserving, degree_noloops, degree_preserving
@@ -69,17 +79,40 @@ class NullModel:
     type) and what the experiment needs to know about it: ``deterministic`` (the seed is
     ignored, so ``--nulls N`` runs one), ``radius_matched`` (rescaled to the spectral radius of
     the normalised connectome after the run's normalisation, `match_radius`), the ``colour``
-    of its band in score_vs_alpha.png and its ``words`` in the report's question ("than its
-    degree-preserving nulls"; empty: its registry name). Calling the entry builds the null."""
+    of its band in score_vs_alpha.png, its ``words`` in the report's question ("than its
+    degree-preserving nulls"; empty: its registry name) and what it ``needs`` of a connectome
+    (``needs(con) -> ""`` where it is defined, else the reason in one line; None: defined on
+    every connectome). Calling the entry builds the null."""
 
     build: Callable[[Any, int, Any], sp.csr_matrix]
     deterministic: bool = False
     radius_matched: bool = False
     colour: str = "grey"
     words: str = ""
+    needs: Callable[[Any], str] | None = None
 
     def __call__(self, source: Any, seed: int, edge_types: Any = None) -> sp.csr_matrix:
         return self.build(source, seed, edge_types)
+
+    def missing(self, con: Any) -> str:
+        """Why this null is not defined on ``con`` (a `Connectome`); "" where it is."""
+        return self.needs(con) if self.needs is not None else ""
+
+
+def needs_cell_classes(con: Any) -> str:
+    """ "" where ``con`` has two or more cell classes (`cell_classes`), else why not: no cell
+    types at all, or every neuron in one class (the boundary-preserving rewiring would then be
+    the ``degree`` rewiring itself, swap for swap)."""
+    try:
+        _, names = cell_classes(con)
+    except UsageError as exc:
+        return str(exc)
+    if len(names) < 2:
+        return (
+            f"every neuron of {con.name} is in one cell class ({names[0]}): no sensory-motor "
+            "boundary to keep, so the null would be the degree null itself"
+        )
+    return ""
 
 
 def on_matrix(null: Callable[[Any, int], sp.csr_matrix]) -> Callable[[Any, int, Any], Any]:
@@ -136,6 +169,7 @@ NULLS.add(
         with_edge_types(boundary_preserving),
         colour="tab:cyan",
         words="boundary-preserving degree",
+        needs=needs_cell_classes,
     ),
     "degree rewiring within each cell-class pair: class-to-class edge counts kept (cell types)",
 )
@@ -154,8 +188,25 @@ NULLS.add(
     NullModel(on_matrix(random_esn), radius_matched=True),
     "standard random ESN: same N and edge count, N(0, 1) weights, connectome's spectral radius",
 )
-DEFAULT_NULLS = ("degree",)  # the null models a run compares the connectome with by default
+DEFAULT_NULLS = ("degree", "degree-boundary")  # a run's null families by default (docstring)
 RADIUS_MATCHED = frozenset(name for name in NULLS if NULLS.get(name).radius_matched)
+
+
+def usable_nulls(con: Any, names: Sequence[str]) -> tuple[list[str], dict[str, str]]:
+    """``(kept, left_out)``: the null models ``names`` (`NULLS` names) defined on ``con`` (each
+    entry's `NullModel.missing`) and ``{name: reason}`` of the others. Only the defaults leave
+    one out (``names`` equal to `DEFAULT_NULLS`: ``degree-boundary`` on a connectome without
+    cell classes); a null named explicitly that ``con`` cannot have is a one-line `UsageError`.
+
+    Example: ``usable_nulls(load_connectome("esn-1000"), DEFAULT_NULLS)`` ->
+    ``(["degree"], {"degree-boundary": "every neuron of esn-1000 is in one cell class ..."})``
+    """
+    reasons = {name: NULLS.get(name).missing(con) for name in names}
+    left_out = {name: why for name, why in reasons.items() if why}
+    if left_out and tuple(names) != DEFAULT_NULLS:
+        name, why = next(iter(left_out.items()))
+        raise UsageError(f"null model {name!r} is not defined on {con.name}: {why}")
+    return [name for name in names if name not in left_out], left_out
 
 
 def make_null(kind: str, source: Any, seed: int = 0, edge_types: Any = None) -> sp.csr_matrix:
@@ -177,8 +228,10 @@ __all__ = [
     "match_radius",
     "mirror_permutation",
     "mirrored",
+    "needs_cell_classes",
     "on_matrix",
     "random_esn",
+    "usable_nulls",
     "weight_permutation",
     "with_edge_types",
 ]
