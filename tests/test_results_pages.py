@@ -57,12 +57,13 @@ def seeds_text(m: dict[str, Any]) -> str:
 
 SEED_STUDIES = [
     "mnist10-8k-learned/seeds.json",
-    "mnist10-32k-learned/metrics.json",
+    "mnist10-32k-learned/seeds.json",
     "mnist10-48k/metrics.json",
     "mnist10-48k-30k/metrics.json",
     "mnist10-conv/metrics.json",
     "mnist10-conv-64/metrics.json",
     "mnist10-8k-learned-40k/seeds.json",  # the recipe before (results page only)
+    "mnist10-32k-learned-30k/metrics.json",  # the recipe before (results page only)
 ]
 SINGLE_RUNS = [
     "mnist10-48k-paper",
