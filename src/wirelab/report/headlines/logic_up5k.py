@@ -24,9 +24,9 @@ from wirelab.report.words import code
 
 CHIP = "iCE40 UP5K"
 TEN_CLASSES = CommittedRun(  # the tour's page shows it (`wirelab.report.committed`)
-    "docs/figures/fpga/up5k-2250-shift",
+    "docs/figures/fpga/up5k-b256-shift",
     "the ten-class MNIST classifier placed and routed on one iCE40 UP5K",
-    "wirelab logic up5k docs/figures/fpga/mnist10-up5k-2250 --out runs/up5k-ten-classes",
+    "wirelab logic up5k docs/figures/fpga/mnist10-up5k-seeds/seed-1 --out runs/up5k-ten-classes",
 )
 ROUTED = "placed and routed"  # metrics["postsim_netlist"] when the simulated netlist is routed
 
