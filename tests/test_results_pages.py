@@ -102,8 +102,12 @@ def test_logic_readme_means() -> None:
         assert f"{pct(mean)} +- {pct(sd)}% (3 seeds" in readme(), rel
 
 
+def test_up5k_recipe_seeds() -> None:
+    assert seeds_text(load("fpga/mnist10-up5k-seeds/seeds.json")) in page("logic.md")
+
+
 def test_up5k_ten_classes() -> None:
-    m = load("fpga/up5k-2250-shift/metrics.json")
+    m = load("fpga/up5k-b256-shift/metrics.json")
     text = page("logic.md")
     acc = f"{100 * m['accuracy_c']:.2f}"
     assert m["accuracy_c"] == m["accuracy_discrete"] and m["timing_met"] and m["fits"]
