@@ -166,17 +166,15 @@ def test_the_quickstarts_numbers_are_the_clis(tmp_path: Path) -> None:
     """The `compare` call of the package quickstart, and the CLI with the same settings."""
     assert QUICKSTART is not None
     call = re.search(r"compare\((.*?)\)\n", QUICKSTART.group(1), re.S)
-    fams = re.search(r"families = (\[.*?\])", QUICKSTART.group(1))
     assert call is not None and "nulls=9" in call.group(1) and "quick=True" in call.group(1)
-    assert fams is not None
-    families = eval(fams.group(1))
-    assert families == ["degree", "degree-boundary"]  # both null families, as the brief asks
-    cli = _cli_metrics(
+    cli = _cli_metrics(  # the command without --null-model: the default families
         tmp_path,
         *("--task", "memory-capacity", "--alpha", "1.0", "--outputs", "DN-VNC"),
-        *("--nulls", "9", "--null-model", ",".join(families), "--quick"),
+        *("--nulls", "9", "--quick"),
     )
     cmp = eval(f"wr.compare({call.group(1)}, workers=1)")  # the quickstart's own arguments
+    families = cmp.config.null_models
+    assert families == ["degree", "degree-boundary"]  # both null families, as the brief asks
     _same_numbers(cli, cmp.metrics)
     for family in families:
         c = cmp.against("memory-capacity", family)

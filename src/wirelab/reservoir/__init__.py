@@ -32,18 +32,15 @@ for k in (5, 10, 15, 20):  # recall the input k steps back, on held-out steps
     r = np.corrcoef(fit_readout(x[:1500], y[:1500]).predict(x[1500:])[:, 0], y[1500:])[0, 1]
     print(f"recall of u(t-{k}): r = {r:.3f}")
 
-families = ["degree", "degree-boundary"]
-mc = compare("larva", "memory-capacity", alphas=[1.0], outputs="DN-VNC", nulls=9, quick=True,
-             null_models=families)
-for family in families:
+mc = compare("larva", "memory-capacity", alphas=[1.0], outputs="DN-VNC", nulls=9, quick=True)
+for family in mc.config.null_models:  # by default both: "degree" and "degree-boundary", 9 of each
     c = mc.against("memory-capacity", family)
     print(f"memory capacity {c.score:.2f}; {family} nulls {c.null_mean:.2f} +- {c.null_std:.2f}")
     print(f"  p = {c.p_value:.2f} (the smallest 9 nulls can give), z = {c.z:.1f}")
 ```
 
 `compare` gives the numbers ``wirelab reservoir run`` writes for the same settings (here
-``--task memory-capacity --alpha 1.0 --outputs DN-VNC --nulls 9 --null-model
-degree,degree-boundary --quick``); both read one set of
+``--task memory-capacity --alpha 1.0 --outputs DN-VNC --nulls 9 --quick``); both read one set of
 defaults, `DEFAULTS` (an `ExperimentConfig`: input scaling 0.3, a random per-neuron bias
 ``U[-0.2, 0.2]`` drawn from the seed, row normalisation for synapse counts, every neuron read
 out, 20 nulls of each default family: degree-preserving and boundary-preserving, the second left
