@@ -44,8 +44,8 @@ for family in mc.config.null_models:  # by default both: "degree" and "degree-bo
 defaults, `DEFAULTS` (an `ExperimentConfig`: input scaling 0.3, a random per-neuron bias
 ``U[-0.2, 0.2]`` drawn from the seed, row normalisation for synapse counts, every neuron read
 out, 20 nulls of each default family: degree-preserving and boundary-preserving, the second left
-out with a note on a connectome without cell classes; gains 0.2 .. 1.6; so the quickstart's
-``null_models=families`` is the default written out). Tasks: `TASKS`; null models: `NULLS`.
+out with a note on a connectome without cell classes; gains 0.2 .. 1.6). Tasks: `TASKS`; null
+models: `NULLS`.
 """
 
 from wirelab.reservoir.config import DEFAULTS, ExperimentConfig

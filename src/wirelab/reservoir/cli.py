@@ -227,11 +227,13 @@ def _fmt(v: Any) -> str:
 
 
 def _print_summary(metrics: dict[str, Any], console: Console) -> None:
-    """The task definitions, one table per null family (``summary_by_null_model``; a run
-    without it: ``summary``), each task's z note, and the default families left out."""
+    """The task definitions, one table per null family that ran (``summary_by_null_model``; a
+    run without nulls: ``summary`` alone), each task's z note, and the default families left out."""
     for task, definition in metrics["definitions"].items():
         console.print(f"[bold]{task}[/]: {definition}")
-    families = metrics.get("summary_by_null_model") or {"nulls": metrics["summary"]}
+    ran = {network.get("model") for network in metrics.get("networks", [])}
+    by_family = metrics.get("summary_by_null_model", {})
+    families = {kind: s for kind, s in by_family.items() if kind in ran} or {"": metrics["summary"]}
     for kind, summary in families.items():
         table = Table(
             "task",
@@ -243,7 +245,7 @@ def _print_summary(metrics: dict[str, Any], console: Console) -> None:
             "p",
             "z",
             "p (own best alpha)",
-            title=f"connectome vs {kind} nulls",
+            title=f"connectome vs {kind} nulls" if kind else "connectome vs nulls",
         )
         for task, s in summary.items():
             table.add_row(
@@ -260,6 +262,7 @@ def _print_summary(metrics: dict[str, Any], console: Console) -> None:
         console.print(table)
         for task, s in summary.items():
             if s.get("z_note"):
-                console.print(f"{task} vs {kind}: z {_fmt(s['z'])}: {s['z_note']}")
+                where = f"{task} vs {kind}" if kind else task
+                console.print(f"{where}: z {_fmt(s['z'])}: {s['z_note']}")
     for kind, why in metrics.get("null_models_left_out", {}).items():
         console.print(f"{kind} nulls left out: {why}")
