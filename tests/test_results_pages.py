@@ -124,7 +124,7 @@ def test_up5k_ten_classes() -> None:
     assert readme_row in readme()
 
 
-def tta_text(entry: dict[str, Any], peers: dict[str, Any]) -> str:
+def tta_text(entry: dict[str, Any]) -> str:
     """One target's figure as the benchmarks page writes it: the ratio against the fastest
     torchlogix configuration (or, where none reached the target, the bound from the shortest)."""
     t = f"{100 * entry['target_val_discrete']:.0f}% validation"
@@ -153,7 +153,7 @@ def test_time_to_accuracy_benchmark() -> None:
             assert entry["vs"] == min(reached, key=lambda p: peers[p]["seconds"])
         else:  # none reached it: the bound is the shortest run's
             assert entry["vs"] == min(peers, key=lambda p: peers[p]["seconds"])
-        assert tta_text(entry, peers) in text
+        assert tta_text(entry) in text
         for name, peer in peers.items():
             if not peer["reached"]:  # a configuration stopped short is named with its seconds
                 assert f"{name} {peer['seconds']:,.0f} s ({peer['val_discrete']:.4f})" in text
